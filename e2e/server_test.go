@@ -1,0 +1,326 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/iggygo/iggy/client"
+)
+
+// Bounds of the harness. A server that needs longer than startTimeout to
+// listen, or stopTimeout to exit on SIGTERM, fails the test.
+const (
+	startTimeout     = 20 * time.Second
+	stopTimeout      = 15 * time.Second
+	exitTimeout      = 15 * time.Second
+	readyPollPeriod  = 20 * time.Millisecond
+	listeningMarker  = "tcp listening on "
+	rootUsername     = "iggy"
+	rootPassword     = "iggy"
+	requestTimeout   = 10 * time.Second
+	outputBytesMax   = 8 << 20 // captured stdout/stderr per process
+	buildTimeoutNote = "go build ./cmd/iggy-server"
+)
+
+// serverBin is the server binary built once by TestMain.
+var serverBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "iggy-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	serverBin = filepath.Join(dir, "iggy-server")
+	// The debug tag makes unknown IGGY_ variables stop the boot (decisions.md),
+	// which catches a misspelt variable in these tests.
+	build := exec.Command("go", "build", "-tags", "debug", "-o", serverBin, "./cmd/iggy-server")
+	build.Dir = ".."
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %s failed: %v\n", buildTimeoutNote, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// serverConfig is how one server process is started.
+type serverConfig struct {
+	dataDir     string            // IGGY_SYSTEM_PATH
+	defaultRoot bool              // --with-default-root-credentials
+	args        []string          // further flags (--fresh)
+	env         map[string]string // further variables (IGGY_ROOT_USERNAME, ...)
+}
+
+// server is one running (or exited) iggy-server process.
+type server struct {
+	t      *testing.T
+	cfg    serverConfig
+	addr   string // the TCP address clients dial
+	cmd    *exec.Cmd
+	stdout *capture
+	stderr *capture
+	ready  chan string   // the address from the "tcp listening on" line
+	done   chan struct{} // closed when the process has exited
+	err    error         // Wait's result, valid once done is closed
+}
+
+// newDataDir returns a fresh, not yet existing data directory path.
+func newDataDir(t *testing.T) string {
+	return filepath.Join(t.TempDir(), "data")
+}
+
+// startServer starts a server on a fresh free port and waits until it
+// accepts TCP connections. The process is always stopped by t.Cleanup.
+func startServer(t *testing.T, cfg serverConfig) *server {
+	t.Helper()
+	s := launch(t, cfg, freeAddr(t))
+	s.waitReady()
+	return s
+}
+
+// freeAddr picks a loopback port that is free right now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("pick a free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// launch starts the process without waiting for it to serve.
+func launch(t *testing.T, cfg serverConfig, addr string) *server {
+	t.Helper()
+	args := append([]string(nil), cfg.args...)
+	if cfg.defaultRoot {
+		args = append(args, "--with-default-root-credentials")
+	}
+	cmd := exec.Command(serverBin, args...)
+	cmd.Dir = filepath.Dir(cfg.dataDir)
+	cmd.Env = serverEnv(cfg, addr)
+	s := &server{t: t, cfg: cfg, addr: addr, cmd: cmd, ready: make(chan string, 1), done: make(chan struct{}),
+		stdout: &capture{}, stderr: &capture{}}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatalf("stdout pipe: %v", err)
+	}
+	cmd.Stderr = s.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", serverBin, err)
+	}
+	t.Cleanup(s.cleanup)
+	go s.scanStdout(stdout)
+	return s
+}
+
+// serverEnv is the parent's environment without any IGGY_ variable (a stray
+// one would stop a debug build), plus the test's settings.
+func serverEnv(cfg serverConfig, addr string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "IGGY_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env,
+		"IGGY_SYSTEM_PATH="+cfg.dataDir,
+		"IGGY_TCP_ADDRESS="+addr,
+		"IGGY_HTTP_ENABLED=false",
+		"IGGY_QUIC_ENABLED=false",
+		"IGGY_WEBSOCKET_ENABLED=false",
+	)
+	for k, v := range cfg.env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// scanStdout captures stdout and reports the first "tcp listening on" line,
+// then waits for the process (after stdout closes, as exec requires).
+func (s *server) scanStdout(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	reported := false
+	for sc.Scan() {
+		line := sc.Text()
+		s.stdout.Write([]byte(line + "\n"))
+		if i := strings.Index(line, listeningMarker); i >= 0 && !reported {
+			reported = true
+			s.ready <- strings.TrimSpace(line[i+len(listeningMarker):])
+		}
+	}
+	_, _ = io.Copy(s.stdout, r) // a line too long for the scanner
+	s.err = s.cmd.Wait()
+	close(s.done)
+}
+
+// waitReady waits for the listening line or for the port to accept,
+// whichever comes first, and fails the test if the process exits first.
+func (s *server) waitReady() {
+	s.t.Helper()
+	deadline := time.After(startTimeout)
+	tick := time.NewTicker(readyPollPeriod)
+	defer tick.Stop()
+	for {
+		select {
+		case addr := <-s.ready:
+			if _, _, err := net.SplitHostPort(addr); err == nil {
+				s.addr = addr
+			}
+			return
+		case <-s.done:
+			s.t.Fatalf("server exited before serving: %v\nstdout:\n%s\nstderr:\n%s", s.err, s.stdout, s.stderr)
+		case <-deadline:
+			s.t.Fatalf("server not listening on %s after %v\nstderr:\n%s", s.addr, startTimeout, s.stderr)
+		case <-tick.C:
+			if conn, err := net.DialTimeout("tcp", s.addr, readyPollPeriod*5); err == nil {
+				conn.Close()
+				return
+			}
+		}
+	}
+}
+
+// stop sends SIGTERM and waits for a clean exit (status 0).
+func (s *server) stop() {
+	s.t.Helper()
+	if s.exited() {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(stopTimeout):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+		s.t.Fatalf("server did not exit within %v of SIGTERM\nstderr:\n%s", stopTimeout, s.stderr)
+	}
+	if s.err != nil {
+		s.t.Fatalf("server exited with %v after SIGTERM\nstderr:\n%s", s.err, s.stderr)
+	}
+}
+
+// kill sends SIGKILL (a crash) and waits for the process to be gone.
+func (s *server) kill() {
+	if s.exited() {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.done
+}
+
+// restart starts a new process with the same configuration, data directory
+// and address; the old one must have exited.
+func (s *server) restart() *server {
+	s.t.Helper()
+	if !s.exited() {
+		s.t.Fatal("restart of a running server")
+	}
+	next := launch(s.t, s.cfg, s.addr)
+	next.waitReady()
+	return next
+}
+
+func (s *server) exited() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// cleanup kills the process by PID if the test left it running.
+func (s *server) cleanup() {
+	if !s.exited() {
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// waitExit waits for a process that is expected to exit by itself and
+// returns its exit code.
+func (s *server) waitExit() int {
+	s.t.Helper()
+	select {
+	case <-s.done:
+	case <-time.After(exitTimeout):
+		s.t.Fatalf("server still running after %v; expected it to exit\nstderr:\n%s", exitTimeout, s.stderr)
+	}
+	var exit *exec.ExitError
+	if errors.As(s.err, &exit) {
+		return exit.ExitCode()
+	}
+	if s.err != nil {
+		s.t.Fatalf("wait: %v", s.err)
+	}
+	return 0
+}
+
+// dial connects a new client that is not logged in.
+func (s *server) dial() *client.Client {
+	s.t.Helper()
+	c, err := client.Dial(context.Background(), s.addr, client.Options{RequestTimeout: requestTimeout})
+	if err != nil {
+		s.t.Fatalf("dial %s: %v", s.addr, err)
+	}
+	s.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// login dials and logs in as the given user.
+func (s *server) login(username, password string) *client.Client {
+	s.t.Helper()
+	c := s.dial()
+	if _, err := c.LoginUser(username, password); err != nil {
+		s.t.Fatalf("login as %q: %v", username, err)
+	}
+	return c
+}
+
+// root dials and logs in as the default root user.
+func (s *server) root() *client.Client {
+	s.t.Helper()
+	return s.login(rootUsername, rootPassword)
+}
+
+// capture is a bounded, concurrency-safe output buffer.
+type capture struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := outputBytesMax - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *capture) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
