@@ -17,7 +17,8 @@ func TestRetiredCommandsNotServed(t *testing.T) {
 	}
 }
 
-// covers TRAN-5
+// The target release's new codes are served NR commands (protocol-framing.md 11).
+// covers TRAN-1
 func TestTargetCommandsServed(t *testing.T) {
 	for _, c := range []Command{13, 15, 16, 17, 100, 105, 106, 108, 109, 120} {
 		if !CommandServed(c) || CommandReplicated(c) || OperationForCommand(c) != OpNonReplicated {
