@@ -226,3 +226,28 @@ func TestLoginPrefix(t *testing.T) {
 		t.Fatalf("credentials %+v code %d", l, code)
 	}
 }
+
+// Arguments the codec cannot encode are refused locally, never panicking.
+func TestInvalidArgumentsRefusedLocally(t *testing.T) {
+	s := newFakeServer(t, okHandler)
+	c := s.dial(t)
+	if _, err := c.LoginUser("iggy", "iggy"); err != nil {
+		t.Fatal(err)
+	}
+	long := string(bytes.Repeat([]byte{'a'}, 256))
+	checks := []error{
+		func() error { _, err := c.CreateStream(""); return err }(),
+		func() error { _, err := c.CreateStream(long); return err }(),
+		c.DeleteStream(wire.NamedID("")),
+		func() error { _, err := c.CreateTopic(wire.NumericID(0), "t", 1, wire.Options{{Key: "", Kind: 1}}); return err }(),
+		func() error { _, err := c.CreatePersonalAccessToken(long, 0); return err }(),
+	}
+	for i, err := range checks {
+		if !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("check %d: %v", i, err)
+		}
+	}
+	if n := len(s.received()); n != 1 {
+		t.Fatalf("%d requests reached the server, want only the login", n)
+	}
+}

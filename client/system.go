@@ -1,0 +1,42 @@
+package client
+
+import "github.com/iggygo/iggy/wire"
+
+// GetStats reads the server's statistics (code 10).
+func (c *Client) GetStats() (wire.Stats, error) {
+	payload, err := c.call(wire.CmdGetStats, nil)
+	if err != nil {
+		return wire.Stats{}, err
+	}
+	s, code := wire.DecodeStats(payload)
+	if code != wire.OK {
+		return wire.Stats{}, decodeFailed("GetStats", code)
+	}
+	return s, nil
+}
+
+// GetMe reads the calling connection's own client details (code 20).
+func (c *Client) GetMe() (wire.ClientDetails, error) {
+	payload, err := c.call(wire.CmdGetMe, nil)
+	if err != nil {
+		return wire.ClientDetails{}, err
+	}
+	d, code := wire.DecodeClientDetails(payload)
+	if code != wire.OK {
+		return wire.ClientDetails{}, decodeFailed("GetMe", code)
+	}
+	return d, nil
+}
+
+// GetClusterMetadata reads the cluster's name and nodes (code 12).
+func (c *Client) GetClusterMetadata() (wire.ClusterMetadata, error) {
+	payload, err := c.call(wire.CmdGetClusterMetadata, nil)
+	if err != nil {
+		return wire.ClusterMetadata{}, err
+	}
+	m, code := wire.DecodeClusterMetadata(payload)
+	if code != wire.OK {
+		return wire.ClusterMetadata{}, decodeFailed("GetClusterMetadata", code)
+	}
+	return m, nil
+}
