@@ -239,7 +239,10 @@ func TestInvalidArgumentsRefusedLocally(t *testing.T) {
 		func() error { _, err := c.CreateStream(""); return err }(),
 		func() error { _, err := c.CreateStream(long); return err }(),
 		c.DeleteStream(wire.NamedID("")),
-		func() error { _, err := c.CreateTopic(wire.NumericID(0), "t", 1, wire.Options{{Key: "", Kind: 1}}); return err }(),
+		func() error {
+			_, err := c.CreateTopic(wire.NumericID(0), "t", 1, wire.Options{{Key: "", Kind: 1}})
+			return err
+		}(),
 		func() error { _, err := c.CreatePersonalAccessToken(long, 0); return err }(),
 	}
 	for i, err := range checks {
