@@ -1,0 +1,204 @@
+package partition
+
+import (
+	"github.com/iggygo/iggy/internal/assert"
+	"github.com/iggygo/iggy/io/storage"
+	"github.com/iggygo/iggy/wire"
+)
+
+// Disk takes the log's requests. Submit assigns r.ID, remembers where to
+// route the completion, and returns the id; the node later hands the
+// matching Completion to Log.Complete.
+type Disk interface {
+	Submit(r storage.Request) storage.ReqID
+}
+
+type phase uint8
+
+const (
+	phaseNew phase = iota
+	phaseRecovering
+	phaseReady
+	phaseFailed // recovery could not read the partition
+)
+
+// reqKind says what an in-flight request was for, to route its completion.
+type reqKind uint8
+
+const (
+	reqOrphan     reqKind = iota // issued before a purge: the result no longer matters
+	reqSegCreate                 // OpCreate of a segment file
+	reqChunkWrite                // the .log write of a flushed chunk
+	reqChunkSync                 // the fdatasync a chunk asked for
+	reqIndexWrite                // the .index entry of a flushed chunk
+	reqSeal                      // sync of a rolled segment's .log or .index
+	reqPollRead                  // a poll's read
+	reqOffset                    // write, sync or delete of a consumer offset file
+	reqRecovery                  // a request of Recover
+	reqCleanup                   // deletion of a segment file (retention)
+)
+
+type inflight struct {
+	kind reqKind
+	ref  uint64 // chunk sequence, offset token, or segment start
+}
+
+// Log is the log of one partition. Not safe for concurrent use: the node
+// steps it from one goroutine.
+type Log struct {
+	cfg   Config
+	disk  Disk
+	phase phase
+	// broken is the code of the first write failure; the log then accepts
+	// no appends (the state of the tail on disk is unknown) until Purge.
+	broken wire.Code
+
+	segments      []*segment // ascending start offsets; the last one is active
+	rolling       []*segment // rolled segments waiting to be sealed
+	nextOffset    uint64     // offset the next append gets
+	committedNext uint64     // offset after the last committed message
+	lastTimestamp uint64     // newest base_timestamp assigned (stamps are monotonic)
+	sizeBytes     uint64     // committed bytes of all segments
+
+	queued           []queuedAppend // accepted, not yet flushed
+	chunks           []*chunk       // flushed, not yet committed, in offset order
+	chunkSeq         uint64         // sequence number of the next chunk
+	uncommittedCount int
+	uncommittedBytes uint64
+
+	cache tailCache
+	polls map[storage.ReqID]*pendingPoll
+
+	offsets        map[offsetKey]uint64
+	offsetFiles    map[offsetKey]bool // the file is known to exist
+	offsetPending  map[uint64]*pendingOffset
+	offsetReqCount int
+
+	inflight  map[storage.ReqID]inflight
+	nextToken uint64
+	events    []Event
+	recovery  *recovery
+}
+
+// New returns the log of the partition cfg describes. Call Create for a
+// brand-new partition or Recover for one that may have data on disk.
+func New(cfg Config, disk Disk) *Log {
+	cfg.assertValid()
+	assert.That(disk != nil, "partition: nil disk")
+	return &Log{
+		cfg:           cfg,
+		disk:          disk,
+		cache:         tailCache{bytesMax: cfg.CacheBytesMax},
+		polls:         make(map[storage.ReqID]*pendingPoll),
+		offsets:       make(map[offsetKey]uint64),
+		offsetFiles:   make(map[offsetKey]bool),
+		offsetPending: make(map[uint64]*pendingOffset),
+		inflight:      make(map[storage.ReqID]inflight),
+		nextToken:     1,
+	}
+}
+
+// Create starts a brand-new, empty partition: the first segment at offset 0.
+// The log is ready at once; appends queue behind the file creation.
+func (l *Log) Create() {
+	assert.That(l.phase == phaseNew, "partition: Create in phase %d", l.phase)
+	l.resetEmpty()
+	l.phase = phaseReady
+}
+
+// resetEmpty makes the log one empty segment at offset 0 and creates its files.
+func (l *Log) resetEmpty() {
+	s := &segment{state: segOpen}
+	l.segments = []*segment{s}
+	l.rolling = nil
+	l.nextOffset, l.committedNext, l.lastTimestamp, l.sizeBytes = 0, 0, 0, 0
+	l.submit(storage.Request{Op: storage.OpCreate, File: l.segmentPath(0, extLog)}, reqSegCreate, 0)
+	l.submit(storage.Request{Op: storage.OpCreate, File: l.segmentPath(0, extIndex)}, reqSegCreate, 0)
+}
+
+// submit sends r to the disk and remembers how to route its completion.
+func (l *Log) submit(r storage.Request, kind reqKind, ref uint64) storage.ReqID {
+	id := l.disk.Submit(r)
+	_, dup := l.inflight[id]
+	assert.That(!dup, "partition: disk reused request id %d", id)
+	l.inflight[id] = inflight{kind: kind, ref: ref}
+	return id
+}
+
+// Complete routes the completion of one of the log's requests.
+func (l *Log) Complete(c storage.Completion) {
+	f, ok := l.inflight[c.ID]
+	assert.That(ok, "partition: completion of unknown request %d", c.ID)
+	delete(l.inflight, c.ID)
+	switch f.kind {
+	case reqOrphan, reqCleanup:
+		// Nothing waits on these. A segment file whose deletion failed is
+		// found again at boot and deleted by retention then.
+	case reqSegCreate, reqIndexWrite, reqSeal:
+		l.onSegmentFile(f, c)
+	case reqChunkWrite, reqChunkSync:
+		l.onChunk(f, c)
+	case reqPollRead:
+		l.onPollRead(c)
+	case reqOffset:
+		l.onOffset(f, c)
+	case reqRecovery:
+		l.recovery.complete(l, f, c)
+	default:
+		assert.That(false, "partition: request kind %d", f.kind)
+	}
+}
+
+// TakeEvents returns the events produced since the last call.
+func (l *Log) TakeEvents() []Event {
+	ev := l.events
+	l.events = nil
+	return ev
+}
+
+func (l *Log) emit(e Event) { l.events = append(l.events, e) }
+
+func (l *Log) newToken() uint64 {
+	t := l.nextToken
+	l.nextToken++
+	return t
+}
+
+// Stats are the partition's counters, over committed messages.
+type Stats struct {
+	SizeBytes     uint64
+	MessagesCount uint64
+	SegmentsCount uint32
+	CurrentOffset uint64
+}
+
+// Stats reports the committed size, message count, segments and head.
+func (l *Log) Stats() Stats {
+	return Stats{
+		SizeBytes:     l.sizeBytes,
+		MessagesCount: l.committedNext - l.logStart(),
+		SegmentsCount: uint32(len(l.segments)),
+		CurrentOffset: l.CurrentOffset(),
+	}
+}
+
+// CurrentOffset is the highest committed offset, 0 when nothing is committed.
+func (l *Log) CurrentOffset() uint64 {
+	if l.committedNext == 0 {
+		return 0
+	}
+	return l.committedNext - 1
+}
+
+// Empty reports that no message was ever committed (since the last purge).
+func (l *Log) Empty() bool { return l.committedNext == 0 }
+
+// logStart is the first offset still held: retention moves it forward.
+func (l *Log) logStart() uint64 {
+	if len(l.segments) == 0 {
+		return 0
+	}
+	return l.segments[0].start
+}
+
+func (l *Log) active() *segment { return l.segments[len(l.segments)-1] }

@@ -1,0 +1,145 @@
+package partition
+
+import (
+	"encoding/binary"
+	"sort"
+
+	"github.com/iggygo/iggy/internal/assert"
+	"github.com/iggygo/iggy/io/storage"
+	"github.com/iggygo/iggy/wire"
+	"github.com/zeebo/xxh3"
+)
+
+// Consumer offset files (§10.5): [offset u64][XXH3-64 of those 8 bytes].
+const (
+	offsetRecordBytes = 16
+	offsetLegacyBytes = 8
+)
+
+type offsetKey struct {
+	kind OffsetKind
+	id   uint32
+}
+
+// pendingOffset is one offset store or delete waiting for its requests.
+type pendingOffset struct {
+	key  offsetKey
+	wait int // requests still in flight
+	code wire.Code
+}
+
+func encodeOffset(offset uint64) []byte {
+	b := make([]byte, offsetRecordBytes)
+	binary.LittleEndian.PutUint64(b, offset)
+	binary.LittleEndian.PutUint64(b[8:], xxh3.Hash(b[:8]))
+	return b
+}
+
+// decodeOffset reads an offset file: 16 bytes with a matching checksum, or
+// the legacy 8 bytes without one. Anything else is torn or corrupt.
+func decodeOffset(b []byte) (uint64, bool) {
+	switch len(b) {
+	case offsetLegacyBytes:
+		return binary.LittleEndian.Uint64(b), true
+	case offsetRecordBytes:
+		if xxh3.Hash(b[:8]) != binary.LittleEndian.Uint64(b[8:]) {
+			return 0, false
+		}
+		return binary.LittleEndian.Uint64(b), true
+	}
+	return 0, false
+}
+
+// Offset returns the stored offset of a consumer or group.
+func (l *Log) Offset(kind OffsetKind, id uint32) (uint64, bool) {
+	off, ok := l.offsets[offsetKey{kind, id}]
+	return off, ok
+}
+
+// StoreOffset sets the offset of a consumer or group at once (reads see
+// it) and writes its file; OffsetStored{token} follows when the write (and
+// the fdatasync, if sync) completed, or Failed{token} if it failed or the
+// partition holds too many offsets. The range rules (InvalidOffset, §7.2)
+// are the node's.
+func (l *Log) StoreOffset(kind OffsetKind, id uint32, offset uint64, sync bool) (token uint64) {
+	assert.That(kind == Consumer || kind == Group, "partition: offset kind %d", kind)
+	token = l.newToken()
+	key := offsetKey{kind, id}
+	_, known := l.offsets[key]
+	if (!known && len(l.offsets) >= offsetsMax) || len(l.offsetPending) >= offsetWritesPendingMax {
+		l.emit(Failed{Token: token, Code: wire.TransientNotAccepted})
+		return token
+	}
+	l.offsets[key] = offset
+	p := &pendingOffset{key: key}
+	l.offsetPending[token] = p
+	path := l.offsetPath(kind, id)
+	if !l.offsetFiles[key] {
+		l.offsetFiles[key] = true
+		l.submitOffset(p, token, storage.Request{Op: storage.OpCreate, File: path})
+	}
+	// The file only ever holds one record, so writing it at 0 replaces it.
+	l.submitOffset(p, token, storage.Request{Op: storage.OpWrite, File: path, Data: [][]byte{encodeOffset(offset)}})
+	if sync {
+		l.submitOffset(p, token, storage.Request{Op: storage.OpSync, File: path})
+	}
+	return token
+}
+
+// DeleteOffset forgets the offset of a consumer or group and deletes its
+// file; ok is false (and nothing happens) when none is stored.
+func (l *Log) DeleteOffset(kind OffsetKind, id uint32) (token uint64, ok bool) {
+	key := offsetKey{kind, id}
+	if _, ok := l.offsets[key]; !ok {
+		return 0, false
+	}
+	token = l.newToken()
+	delete(l.offsets, key)
+	delete(l.offsetFiles, key)
+	if len(l.offsetPending) >= offsetWritesPendingMax {
+		l.emit(Failed{Token: token, Code: wire.TransientNotAccepted})
+		return token, true
+	}
+	p := &pendingOffset{key: key}
+	l.offsetPending[token] = p
+	l.submitOffset(p, token, storage.Request{Op: storage.OpDelete, File: l.offsetPath(kind, id)})
+	return token, true
+}
+
+func (l *Log) submitOffset(p *pendingOffset, token uint64, r storage.Request) {
+	p.wait++
+	l.submit(r, reqOffset, token)
+}
+
+func (l *Log) onOffset(f inflight, c storage.Completion) {
+	p := l.offsetPending[f.ref]
+	assert.That(p != nil && p.wait > 0, "partition: offset completion for token %d", f.ref)
+	p.wait--
+	if c.Result == storage.ResultIOError && p.code == wire.OK {
+		p.code = wire.CannotOpenConsumerOffsetsFile
+		l.offsetFiles[p.key] = false // make the next store create it again
+	}
+	if p.wait > 0 {
+		return
+	}
+	delete(l.offsetPending, f.ref)
+	if p.code != wire.OK {
+		l.emit(Failed{Token: f.ref, Code: p.code})
+		return
+	}
+	l.emit(OffsetStored{Token: f.ref})
+}
+
+// failPendingOffsets refuses the offset writes still in flight when the
+// partition's history resets (CGRP-8), in token order.
+func (l *Log) failPendingOffsets(code wire.Code) {
+	tokens := make([]uint64, 0, len(l.offsetPending))
+	for t := range l.offsetPending {
+		tokens = append(tokens, t)
+	}
+	sort.Slice(tokens, func(i, j int) bool { return tokens[i] < tokens[j] })
+	for _, t := range tokens {
+		l.emit(Failed{Token: t, Code: code})
+	}
+	clear(l.offsetPending)
+}

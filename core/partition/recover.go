@@ -1,0 +1,366 @@
+package partition
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/iggygo/iggy/internal/assert"
+	"github.com/iggygo/iggy/io/storage"
+	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/batch"
+)
+
+// recReq says what one recovery request was for; it travels in the top
+// byte of the in-flight ref, with a payload in the low bits.
+type recReq uint64
+
+const (
+	recList       recReq = iota + 1 // list the partition directory
+	recIndex                        // read a segment's .index
+	recTail                         // read a segment's .log tail
+	recRepair                       // truncate, delete, create or write a repair
+	recOffsetList                   // list an offsets directory; payload: kind
+	recOffsetRead                   // read an offset file; payload: kind<<32 | id
+
+	recReqShift = 56
+)
+
+func recRef(kind recReq, payload uint64) uint64 {
+	assert.That(payload < 1<<recReqShift, "partition: recovery payload %d", payload)
+	return uint64(kind)<<recReqShift | payload
+}
+
+// recovery is the state of Recover: list the directory, scan the segments
+// oldest first (read the .index, then the .log from the last index entry
+// to the end, checking every record), then repair the files and load the
+// consumer offsets.
+type recovery struct {
+	segs   []*recSeg
+	cur    int // the segment being scanned
+	wait   int // repair and offset requests in flight
+	result Recovered
+	// offsets read from disk, applied (and clamped) once all are read.
+	offsets map[offsetKey]uint64
+}
+
+// recSeg is one segment as found on disk and as scanned.
+type recSeg struct {
+	start            uint64
+	logBytes         uint64
+	indexBytes       uint64
+	hasLog, hasIndex bool
+	index            []indexEntry // entries kept from the .index file
+	added            []indexEntry // entries the scan adds after a lost index
+	pos              uint64       // next byte to scan in the .log
+	next             uint64       // offset after the last valid record
+	lastTs           uint64       // base_timestamp of the last valid record
+	minTs            uint64       // the first record scanned may not be older
+	lastIndexedPos   uint64
+	readLen          uint64 // length of the tail read in flight
+	dropped          bool
+}
+
+// Recover rebuilds the log from the partition directory at boot and ends
+// with a Recovered event. Every complete, valid record of the contiguous
+// log is kept; a torn or corrupt tail is cut (STOR-45), later segments
+// that no longer follow on are dropped, corrupt offset files are ignored
+// and offsets beyond the head are clamped to it (§10.5). An empty or
+// missing directory becomes a new partition.
+func (l *Log) Recover() {
+	assert.That(l.phase == phaseNew, "partition: Recover in phase %d", l.phase)
+	l.phase = phaseRecovering
+	l.recovery = &recovery{offsets: make(map[offsetKey]uint64)}
+	l.submit(storage.Request{Op: storage.OpList, File: l.cfg.Dir}, reqRecovery, recRef(recList, 0))
+}
+
+func (r *recovery) complete(l *Log, f inflight, c storage.Completion) {
+	kind, payload := recReq(f.ref>>recReqShift), f.ref&(1<<recReqShift-1)
+	if l.phase != phaseRecovering {
+		return // aborted: the rest of its requests no longer matter
+	}
+	if kind == recOffsetRead {
+		// An unreadable offset file is discarded like a corrupt one.
+		r.onOffsetRead(offsetKey{OffsetKind(payload >> 32), uint32(payload)}, c)
+		r.done(l)
+		return
+	}
+	if c.Result == storage.ResultIOError {
+		r.abort(l)
+		return
+	}
+	switch kind {
+	case recList:
+		r.onList(l, c)
+	case recIndex:
+		s := r.segs[r.cur]
+		s.index = parseIndex(c.Data, s.start, s.logBytes)
+		r.startTail(l, s)
+	case recTail:
+		r.onTail(l, r.segs[r.cur], c.Data)
+	case recRepair:
+		r.done(l)
+	case recOffsetList:
+		r.onOffsetList(l, OffsetKind(payload), c)
+		r.done(l)
+	default:
+		assert.That(false, "partition: recovery request kind %d", kind)
+	}
+}
+
+// abort ends a recovery that could not read the partition; it does not serve.
+func (r *recovery) abort(l *Log) {
+	l.phase = phaseFailed
+	l.emit(Recovered{Code: wire.CannotReadPartitions})
+}
+
+func (r *recovery) onList(l *Log, c storage.Completion) {
+	byStart := make(map[uint64]*recSeg)
+	for _, e := range c.Entries {
+		start, ext, ok := parseSegmentName(e.Name)
+		if !ok || e.IsDir {
+			continue
+		}
+		s := byStart[start]
+		if s == nil {
+			assert.That(len(r.segs) < segmentsMax, "partition: more than %d segments on disk", segmentsMax)
+			s = &recSeg{start: start}
+			byStart[start] = s
+			r.segs = append(r.segs, s)
+		}
+		if ext == extLog {
+			s.hasLog, s.logBytes = true, e.Size
+		} else {
+			s.hasIndex, s.indexBytes = true, e.Size
+		}
+	}
+	slices.SortFunc(r.segs, func(a, b *recSeg) int { return cmpUint64(a.start, b.start) })
+	r.scanNext(l)
+}
+
+func cmpUint64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// scanNext starts on segment r.cur, or moves on to the repairs.
+func (r *recovery) scanNext(l *Log) {
+	if r.cur == len(r.segs) {
+		r.repair(l)
+		return
+	}
+	s := r.segs[r.cur]
+	if s.indexBytes >= indexEntryBytes && s.logBytes > 0 {
+		n := min(s.indexBytes, l.cfg.indexEntriesMax()*indexEntryBytes)
+		l.submit(storage.Request{Op: storage.OpRead, File: l.segmentPath(s.start, extIndex), Len: n},
+			reqRecovery, recRef(recIndex, 0))
+		return
+	}
+	r.startTail(l, s)
+}
+
+// startTail positions the scan at the last index entry (or the segment
+// start) and reads from there to the end of the .log.
+func (r *recovery) startTail(l *Log, s *recSeg) {
+	s.pos, s.next, s.added, s.lastIndexedPos = 0, s.start, nil, 0
+	s.minTs = 0
+	if r.cur > 0 {
+		s.minTs = r.segs[r.cur-1].lastTs
+	}
+	if n := len(s.index); n > 0 {
+		e := s.index[n-1]
+		s.pos, s.next, s.minTs, s.lastIndexedPos = e.position, e.offset, e.timestamp, e.position
+	}
+	s.lastTs = s.minTs
+	r.readTail(l, s, 0)
+}
+
+func (r *recovery) readTail(l *Log, s *recSeg, minLen uint64) {
+	if s.pos >= s.logBytes {
+		r.endSegment(l, s)
+		return
+	}
+	n := min(s.logBytes-s.pos, max(recoveryReadBytes, minLen))
+	s.readLen = n
+	l.submit(storage.Request{Op: storage.OpRead, File: l.segmentPath(s.start, extLog), Offset: s.pos, Len: n},
+		reqRecovery, recRef(recTail, 0))
+}
+
+func (r *recovery) onTail(l *Log, s *recSeg, data []byte) {
+	if uint64(len(data)) < s.readLen {
+		s.logBytes = s.pos + uint64(len(data)) // the file is shorter than listed
+	}
+	base := s.pos
+	res := scanRecords(data, s.next, s.lastTs, func(pos int, h batch.Header) {
+		at := base + uint64(pos)
+		if at-s.lastIndexedPos >= recoveryIndexIntervalBytes {
+			s.added = append(s.added, indexEntry{offset: h.BaseOffset, timestamp: h.BaseTimestamp, position: at})
+			s.lastIndexedPos = at
+		}
+	})
+	s.pos += uint64(res.validBytes)
+	s.next, s.lastTs = res.next, res.lastTs
+	switch {
+	case res.needBytes > 0 && s.pos+res.needBytes <= s.logBytes:
+		r.readTail(l, s, res.needBytes) // a record crosses the end of this read
+	case res.needBytes == 0 && res.validBytes == len(data) && s.pos < s.logBytes:
+		r.readTail(l, s, 0)
+	default:
+		r.endSegment(l, s) // the end of the file, or a torn or corrupt record
+	}
+}
+
+// endSegment settles one scanned segment. When nothing valid starts at the
+// last index entry's position, the entry itself is wrong: drop it and scan
+// again from the one before. A segment that does not start where the
+// previous one ends breaks the log: it and all later ones are dropped, so
+// the log stays the longest contiguous valid prefix.
+func (r *recovery) endSegment(l *Log, s *recSeg) {
+	if n := len(s.index); n > 0 && s.pos == s.index[n-1].position && s.pos < s.logBytes {
+		s.index = s.index[:n-1]
+		r.startTail(l, s)
+		return
+	}
+	if r.cur > 0 && s.start != r.segs[r.cur-1].next {
+		for _, later := range r.segs[r.cur:] {
+			later.dropped = true
+		}
+		r.cur = len(r.segs)
+	} else {
+		r.cur++
+	}
+	r.scanNext(l)
+}
+
+// repair issues every fix at once: the disk keeps per-file order, so a
+// later append lands after its file's truncation. It then loads offsets.
+func (r *recovery) repair(l *Log) {
+	kept := 0
+	for _, s := range r.segs {
+		if s.dropped {
+			r.result.DroppedSegments++
+			r.repairReq(l, storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extLog)})
+			r.repairReq(l, storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extIndex)})
+			continue
+		}
+		kept++
+		r.repairSegment(l, s)
+	}
+	if kept == 0 {
+		r.segs = append(r.segs[:0], &recSeg{hasLog: false, hasIndex: false})
+		r.repairSegment(l, r.segs[0])
+	}
+	for _, k := range []OffsetKind{Consumer, Group} {
+		r.wait++
+		l.submit(storage.Request{Op: storage.OpList, File: l.offsetDirPath(k)}, reqRecovery, recRef(recOffsetList, uint64(k)))
+	}
+}
+
+func (r *recovery) repairSegment(l *Log, s *recSeg) {
+	if !s.hasLog {
+		r.repairReq(l, storage.Request{Op: storage.OpCreate, File: l.segmentPath(s.start, extLog)})
+	}
+	if !s.hasIndex {
+		r.repairReq(l, storage.Request{Op: storage.OpCreate, File: l.segmentPath(s.start, extIndex)})
+	}
+	if s.pos < s.logBytes {
+		r.result.CutBytes += s.logBytes - s.pos
+		r.repairReq(l, storage.Request{Op: storage.OpTruncate, File: l.segmentPath(s.start, extLog), Offset: s.pos})
+	}
+	indexLen := uint64(len(s.index)) * indexEntryBytes
+	if s.indexBytes != indexLen {
+		r.repairReq(l, storage.Request{Op: storage.OpTruncate, File: l.segmentPath(s.start, extIndex), Offset: indexLen})
+	}
+	if len(s.added) > 0 {
+		data := make([][]byte, len(s.added))
+		for i, e := range s.added {
+			data[i] = e.encode()
+		}
+		r.repairReq(l, storage.Request{Op: storage.OpWrite, File: l.segmentPath(s.start, extIndex), Offset: indexLen, Data: data})
+		s.index = append(s.index, s.added...)
+	}
+}
+
+func (r *recovery) repairReq(l *Log, req storage.Request) {
+	r.wait++
+	l.submit(req, reqRecovery, recRef(recRepair, 0))
+}
+
+func (r *recovery) onOffsetList(l *Log, kind OffsetKind, c storage.Completion) {
+	for _, e := range c.Entries { // NotFound: no offsets stored yet
+		id, err := strconv.ParseUint(e.Name, 10, 32)
+		if e.IsDir || err != nil {
+			continue
+		}
+		if len(r.offsets)+r.wait >= offsetsMax {
+			r.result.DiscardedOffsets++
+			continue
+		}
+		r.wait++
+		l.submit(storage.Request{Op: storage.OpRead, File: l.offsetPath(kind, uint32(id)), Len: offsetRecordBytes + 1},
+			reqRecovery, recRef(recOffsetRead, uint64(kind)<<32|id))
+	}
+}
+
+func (r *recovery) onOffsetRead(key offsetKey, c storage.Completion) {
+	off, ok := decodeOffset(c.Data)
+	if c.Result != storage.ResultOK || !ok {
+		r.result.DiscardedOffsets++
+		return
+	}
+	r.offsets[key] = off
+}
+
+// done counts a repair or offset request down and finishes at zero.
+func (r *recovery) done(l *Log) {
+	r.wait--
+	assert.That(r.wait >= 0, "partition: recovery request count below zero")
+	if r.wait == 0 && l.phase == phaseRecovering {
+		r.finish(l)
+	}
+}
+
+// finish builds the log from the scanned segments.
+func (r *recovery) finish(l *Log) {
+	l.segments = l.segments[:0]
+	for _, rs := range r.segs {
+		if rs.dropped {
+			continue
+		}
+		s := &segment{
+			start: rs.start, next: rs.next, sizeBytes: rs.pos,
+			committedNext: rs.next, committedBytes: rs.pos,
+			index: rs.index, indexCommitted: len(rs.index), state: segSealed,
+		}
+		if rs.next > rs.start {
+			s.committedMaxTs = rs.lastTs
+		}
+		l.segments = append(l.segments, s)
+		l.sizeBytes += rs.pos
+		l.lastTimestamp = max(l.lastTimestamp, rs.lastTs)
+	}
+	last := l.active()
+	last.state = segOpen
+	l.nextOffset, l.committedNext = last.next, last.next
+	for k, off := range r.offsets {
+		if off > l.CurrentOffset() {
+			off = l.CurrentOffset()
+			r.result.ClampedOffsets++
+		}
+		l.offsets[k] = off
+		l.offsetFiles[k] = true
+	}
+	l.phase = phaseReady
+	l.recovery = nil
+	if last.sizeBytes >= l.cfg.SegmentSizeBytes {
+		l.roll() // it filled up just before the crash: seal it, then start the next
+		l.sealReady()
+	}
+	r.result.CurrentOffset = l.CurrentOffset()
+	r.result.Segments = len(l.segments)
+	l.emit(r.result)
+}
