@@ -377,3 +377,50 @@ func FuzzTopicAdmitCreate(f *testing.F) {
 		}
 	})
 }
+
+// Stored blocks were admitted once: an entry this build cannot read keeps
+// its key's default instead of failing the topic.
+func TestTopicOptionsFromSkipsUnreadable(t *testing.T) {
+	explicit := Options{
+		optStr("future_key", "x"),
+		opt(OptSegmentSize, KindUint32, u32Bytes(1<<20)),
+		optStr(OptMessageExpiry, "default"),
+		optStr(OptMaxTopicSize, "server_default"),
+		opt(OptEnforceFsync, KindBool, []byte{1}),
+	}
+	got := TopicOptionsFrom(explicit, nil)
+	want := DefaultTopicOptions()
+	want.EnforceFsync = true
+	if got != want {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// covers RES-13
+func TestCatalogScopesAndReadOnlyUpdate(t *testing.T) {
+	for scope, want := range map[OptionScope]*Catalog{ScopeTopic: TopicCatalog, ScopeStream: StreamCatalog, ScopeUser: UserCatalog} {
+		if c, code := CatalogFor(scope); code != OK || c != want || c.Scope != scope {
+			t.Errorf("scope %d", scope)
+		}
+	}
+	if _, code := CatalogFor(0); code != InvalidCommand {
+		t.Error("scope 0 accepted")
+	}
+	if _, code := StreamCatalog.AdmitUpdate(Options{optStr(OptEncryptionKEKFingerprint, "x")}); code != ReadOnlyOption {
+		t.Errorf("read-only update: %v", code)
+	}
+	if _, code := StreamCatalog.AdmitUpdate(Options{optStr("k", "v"), optStr("k", "v")}); code != InvalidCommand {
+		t.Errorf("duplicate update: %v", code)
+	}
+}
+
+func TestValueKindFixedSize(t *testing.T) {
+	sizes := map[ValueKind]int{KindRaw: 0, KindString: 0, KindBool: 1, KindInt8: 1, KindUint8: 1, KindInt16: 2,
+		KindUint16: 2, KindInt32: 4, KindUint32: 4, KindFloat32: 4, KindInt64: 8, KindUint64: 8, KindFloat64: 8,
+		KindInt128: 16, KindUint128: 16, 16: 0, 255: 0}
+	for k, want := range sizes {
+		if got := k.FixedSize(); got != want {
+			t.Errorf("kind %d: %d, want %d", k, got, want)
+		}
+	}
+}
