@@ -1,0 +1,93 @@
+// Package transport is what every client transport (TCP, QUIC, WebSocket)
+// shares: connection ids, the inbox of inputs for the node loop, and the
+// registry that routes the node's replies back to connections.
+package transport
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/iggygo/iggy/io/bus"
+)
+
+// Conn is the sending half of one client connection.
+type Conn interface {
+	// Send queues a reply without blocking; false means the queue is full and
+	// the connection is being closed (the client must recover).
+	Send(r bus.Reply) bool
+	Close()
+}
+
+// Hub allocates connection ids, carries inputs to the node loop and routes replies.
+type Hub struct {
+	inbox  chan any
+	nextID atomic.Uint64
+	mu     sync.Mutex
+	conns  map[bus.ConnID]Conn
+}
+
+// inboxCapacity bounds the inputs waiting for the node loop; readers block
+// when it is full, which is the back-pressure on clients.
+const inboxCapacity = 4096
+
+func NewHub() *Hub {
+	return &Hub{inbox: make(chan any, inboxCapacity), conns: map[bus.ConnID]Conn{}}
+}
+
+// Inbox is read by the node loop only.
+func (h *Hub) Inbox() <-chan any { return h.inbox }
+
+// Open registers c and tells the node.
+func (h *Hub) Open(c Conn, t bus.Transport, addr string) bus.ConnID {
+	id := bus.ConnID(h.nextID.Add(1))
+	h.mu.Lock()
+	h.conns[id] = c
+	h.mu.Unlock()
+	h.inbox <- bus.ConnOpened{Conn: id, Transport: t, Addr: addr}
+	return id
+}
+
+// Frame hands a complete request frame to the node.
+func (h *Hub) Frame(id bus.ConnID, frame []byte) { h.inbox <- bus.ClientFrame{Conn: id, Frame: frame} }
+
+// Closed forgets id and tells the node (implicit logout).
+func (h *Hub) Closed(id bus.ConnID) {
+	h.mu.Lock()
+	_, ok := h.conns[id]
+	delete(h.conns, id)
+	h.mu.Unlock()
+	if ok {
+		h.inbox <- bus.ConnClosed{Conn: id}
+	}
+}
+
+// Deliver routes the node's reply to its connection; a reply for a
+// connection that has gone is dropped.
+func (h *Hub) Deliver(r bus.Reply) {
+	h.mu.Lock()
+	c := h.conns[r.Conn]
+	h.mu.Unlock()
+	if c == nil {
+		return
+	}
+	if len(r.Parts) > 0 && !c.Send(r) {
+		c.Close()
+		return
+	}
+	if r.Close {
+		c.Close()
+	}
+}
+
+// CloseAll closes every connection (shutdown).
+func (h *Hub) CloseAll() {
+	h.mu.Lock()
+	conns := make([]Conn, 0, len(h.conns))
+	for _, c := range h.conns {
+		conns = append(conns, c)
+	}
+	h.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
+}

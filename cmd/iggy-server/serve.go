@@ -1,0 +1,174 @@
+package main
+
+import (
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/iggygo/iggy/adapters/config"
+	"github.com/iggygo/iggy/adapters/crypto"
+	"github.com/iggygo/iggy/adapters/disk"
+	"github.com/iggygo/iggy/adapters/rootcreds"
+	"github.com/iggygo/iggy/adapters/server"
+	"github.com/iggygo/iggy/adapters/storagegate"
+	"github.com/iggygo/iggy/adapters/tcp"
+	"github.com/iggygo/iggy/adapters/transport"
+	"github.com/iggygo/iggy/core/node"
+)
+
+// serverVersion is this build's version string, reported at login and in stats.
+const serverVersion = "0.10.0-go"
+
+// diskRequestsQueuedMax bounds the disk requests in flight; the node's own
+// bounds keep it far below.
+const diskRequestsQueuedMax = 1 << 20
+
+func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
+	if f.listConfigEnvVars {
+		return config.RenderEnvVars(os.Stdout)
+	}
+	cfg, warnings, err := config.Load(config.LoadOptions{Info: func(line string) { log.Info(line) }})
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	root, err := prepareStorage(cfg, f)
+	if err != nil {
+		return err
+	}
+	d, err := disk.New(cfg.System.Path, disk.Options{RequestsQueuedMax: diskRequestsQueuedMax})
+	if err != nil {
+		return fmt.Errorf("opening storage %s: %w", cfg.System.Path, err)
+	}
+	defer d.Close()
+	ncfg, err := nodeConfig(cfg, root)
+	if err != nil {
+		return err
+	}
+	n := node.New(ncfg, passwords{})
+	n.Boot()
+	hub := transport.NewHub()
+	listeners := &listeners{}
+	defer listeners.close(hub)
+	var listenErr error
+	loop := server.NewLoop(n, diskAdapter{d}, hub, log, func() {
+		listenErr = listeners.start(cfg, hub, log)
+		if listenErr != nil {
+			log.Error("cannot listen", "err", listenErr)
+		}
+	})
+	if err := loop.Run(stop); err != nil {
+		return err
+	}
+	return listenErr
+}
+
+// prepareStorage applies --fresh, the storage gate and the root rules.
+func prepareStorage(cfg *config.Config, f flags) (*node.RootCredentials, error) {
+	if f.fresh {
+		if err := storagegate.Fresh(cfg.System.Path); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := storagegate.Check(cfg.System.Path); err != nil {
+		return nil, err
+	}
+	exists := false
+	if st, err := os.Stat(filepath.Join(cfg.System.Path, "metadata", "journal.wal")); err == nil && st.Size() > 0 {
+		exists = true
+	}
+	dec, err := rootcreds.Resolve(rootcreds.Inputs{
+		LookupEnv: os.LookupEnv, WithDefaultRootCredentials: f.withDefaultRootCredentials, MetadataExists: exists,
+	})
+	if err != nil {
+		return nil, &usageError{msg: err.Error()}
+	}
+	if dec.Action != rootcreds.ActionCreate {
+		return nil, nil
+	}
+	hash, err := crypto.HashPassword(dec.Credentials.Password())
+	if err != nil {
+		return nil, fmt.Errorf("hashing the root password: %w", err)
+	}
+	return &node.RootCredentials{Username: dec.Credentials.Username(), PasswordHash: hash}, nil
+}
+
+func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, error) {
+	host, _ := os.Hostname()
+	nc := node.Config{
+		ServerVersion: serverVersion, Hostname: host, OSName: runtime.GOOS, OSVersion: runtime.GOARCH,
+		ProcessID: uint32(os.Getpid()), MaxTokensPerUser: cfg.PersonalAccessToken.MaxTokensPerUser,
+		SegmentSizeBytes: cfg.TopicDefaults.SegmentSize, MaxTopicSizeBytes: cfg.TopicDefaults.MaxTopicSize,
+		MessageExpiryMicros: uint64(cfg.TopicDefaults.MessageExpiry / time.Microsecond),
+		PartitionCacheBytes: 16 << 20, Root: root,
+	}
+	var err error
+	if nc.AdvertisedHost, nc.TCPPort, err = hostPort(cfg.TCP.Enabled, cfg.TCP.Address); err != nil {
+		return nc, err
+	}
+	if _, nc.HTTPPort, err = hostPort(cfg.HTTP.Enabled, cfg.HTTP.Address); err != nil {
+		return nc, err
+	}
+	if _, nc.QUICPort, err = hostPort(cfg.QUIC.Enabled, cfg.QUIC.Address); err != nil {
+		return nc, err
+	}
+	if _, nc.WSPort, err = hostPort(cfg.WebSocket.Enabled, cfg.WebSocket.Address); err != nil {
+		return nc, err
+	}
+	return nc, nil
+}
+
+func hostPort(enabled bool, addr string) (string, uint16, error) {
+	if !enabled {
+		return "", 0, nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, &usageError{msg: fmt.Sprintf("address %q: %v", addr, err)}
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return "", 0, &usageError{msg: fmt.Sprintf("address %q: bad port", addr)}
+	}
+	return host, uint16(p), nil
+}
+
+// listeners are the client transports, started once the node has booted.
+type listeners struct{ tcp *tcp.Server }
+
+func (l *listeners) start(cfg *config.Config, hub *transport.Hub, log *slog.Logger) error {
+	if !cfg.TCP.Enabled {
+		return nil
+	}
+	var tlsCfg *tls.Config
+	if cfg.TCP.TLS.Enabled {
+		cert, err := tls.LoadX509KeyPair(cfg.TCP.TLS.CertFile, cfg.TCP.TLS.KeyFile)
+		if err != nil {
+			return fmt.Errorf("tcp tls: %w", err)
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	s, err := tcp.Listen(cfg.TCP.Address, tlsCfg, hub, uint32(cfg.MessageBus.MaxMessageSize), log)
+	if err != nil {
+		return err
+	}
+	l.tcp = s
+	go s.Serve()
+	fmt.Printf("tcp listening on %s\n", s.Addr())
+	return nil
+}
+
+func (l *listeners) close(hub *transport.Hub) {
+	if l.tcp != nil {
+		_ = l.tcp.Close()
+	}
+	hub.CloseAll()
+}

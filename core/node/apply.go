@@ -1,0 +1,107 @@
+package node
+
+import (
+	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/wire"
+)
+
+// applyCommitted applies every newly committed op in order and answers its waiter.
+func (n *Node) applyCommitted() {
+	for _, p := range n.replica.TakeCommitted() {
+		n.applyPrepare(&p, false)
+		if n.boot.phase == bootRootCommit && p.Op == 1 {
+			n.boot.rootCommitted()
+		}
+	}
+}
+
+// applyPrepare applies one committed op. Replay at boot runs the same code
+// without waiters, so receipts and sessions come back as they were.
+func (n *Node) applyPrepare(p *vsr.Prepare, replaying bool) {
+	w, waited := n.waiting[p.Op]
+	delete(n.waiting, p.Op)
+	client := wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}
+	switch p.Kind {
+	case vsr.KindRegister:
+		e, ok := n.applyRegister(p)
+		if !waited {
+			return
+		}
+		if !ok {
+			n.evict(w.conn, w.header, wire.EvictSessionError)
+			return
+		}
+		n.demote(client, w.conn)
+		n.registered(w.conn, w.header, e.userID, e.session)
+	case vsr.KindLogout:
+		n.applyLogout(p)
+		if waited {
+			n.raw(w.conn, w.header)
+		}
+	case vsr.KindCommand:
+		body := n.applyCommand(p, replaying)
+		n.answerCommand(p, client, body, w, waited)
+	}
+}
+
+// applyCommand applies a metadata command and returns the reply body.
+func (n *Node) applyCommand(p *vsr.Prepare, replaying bool) []byte {
+	cmd, err := metadata.Decode(p.Body)
+	if err != nil {
+		// The journal's checksum held, so this is a bug, not a torn write.
+		n.fatal("op %d: undecodable command: %v", p.Op, err)
+		return nil
+	}
+	res := n.meta.Apply(metadata.Ctx{Op: p.Op, NowMicros: p.Timestamp, UserID: p.UserID}, cmd)
+	n.applyEffects(res.Effects, replaying)
+	if res.Code != wire.OK {
+		return rejectionBody(res.Code)
+	}
+	return okBody(n.commandPayload(cmd, res))
+}
+
+// answerCommand records the receipt of a client's op and replies to its waiter.
+func (n *Node) answerCommand(p *vsr.Prepare, client wire.U128, body []byte, w waiter, waited bool) {
+	op := wire.Operation(p.Operation)
+	if e, ok := n.clients[client]; ok && !client.IsZero() {
+		e.inflight = false
+		e.remember(receipt{request: p.Request, operation: op, op: p.Op, body: body})
+	}
+	if !waited {
+		return
+	}
+	if w.token != "" && len(body) == 4 {
+		tw := wire.Writer{Buf: body}
+		wire.CreatePATReply{Token: w.token}.Encode(&tw)
+		body = tw.Buf
+	}
+	r := n.replyHeader(w.header, p.Op)
+	r.Operation = op
+	n.reply(w.conn, wire.RawFrame(r, body)...)
+}
+
+// demote unbinds every other connection bound to client (4.6: the newest
+// registration takes the client id over).
+func (n *Node) demote(client wire.U128, keep *conn) {
+	for _, c := range n.sortedConns() {
+		if c != keep && c.bound && c.client == client {
+			c.bound = false
+		}
+	}
+}
+
+func okBody(payload []byte) []byte {
+	w := wire.Writer{Buf: make([]byte, 0, 4+len(payload))}
+	w.U32(0)
+	w.Bytes(payload)
+	return w.Buf
+}
+
+func rejectionBody(code wire.Code) []byte {
+	w := wire.Writer{}
+	w.U32(1)
+	w.U32(0)
+	w.U32(uint32(code))
+	return w.Buf
+}

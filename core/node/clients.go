@@ -1,0 +1,95 @@
+package node
+
+import (
+	"encoding/binary"
+
+	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/wire"
+)
+
+// repliesCachedMax is how many committed replies a client's entry keeps for
+// resends (protocol-framing.md 4.5: the last five).
+const repliesCachedMax = 5
+
+// clientsMax bounds the client table; a register past it is refused.
+const clientsMax = 65536
+
+// client is one entry of the replicated client table: a session and the
+// receipts that make a resent request return its first result.
+type client struct {
+	userID    uint32
+	session   uint64
+	watermark uint64
+	inflight  bool // a metadata op of this client is proposed, not committed (local)
+	replies   [repliesCachedMax]receipt
+	next      int // ring position of the next receipt
+}
+
+// receipt is a committed reply, kept byte for byte.
+type receipt struct {
+	request   uint64
+	checksum  wire.U128
+	operation wire.Operation
+	op        uint64
+	body      []byte
+}
+
+func (e *client) remember(r receipt) {
+	e.replies[e.next] = r
+	e.next = (e.next + 1) % repliesCachedMax
+	if r.request > e.watermark {
+		e.watermark = r.request
+	}
+}
+
+func (e *client) lookup(request uint64) (receipt, bool) {
+	for _, r := range e.replies {
+		if r.request == request && r.body != nil {
+			return r, true
+		}
+	}
+	return receipt{}, false
+}
+
+// registerBody is the body of a KindRegister prepare: the user the client
+// id is registered for. The client id itself is in the prepare header.
+func registerBody(userID uint32) []byte {
+	return binary.LittleEndian.AppendUint32(nil, userID)
+}
+
+// applyRegister binds a client id to a user: a new entry, or a resume of the
+// same user's entry with a larger session number (the op). A different
+// user's entry is left alone and reported.
+func (n *Node) applyRegister(p *vsr.Prepare) (*client, bool) {
+	if len(p.Body) != 4 {
+		return nil, false
+	}
+	userID := binary.LittleEndian.Uint32(p.Body)
+	id := wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}
+	e, ok := n.clients[id]
+	if ok && e.userID != userID {
+		return nil, false
+	}
+	if !ok {
+		if len(n.clients) >= clientsMax {
+			return nil, false
+		}
+		e = &client{userID: userID}
+		n.clients[id] = e
+	}
+	e.session = p.Op
+	return e, true
+}
+
+// applyLogout removes a client's entry and its group memberships.
+func (n *Node) applyLogout(p *vsr.Prepare) {
+	id := wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}
+	delete(n.clients, id)
+	n.meta.Apply(metadata.Ctx{Op: p.Op, NowMicros: p.Timestamp}, &metadata.RemoveMember{Client: metadataClientID(id)})
+	for _, c := range n.sortedConns() {
+		if c.bound && c.client == id {
+			c.bound = false
+		}
+	}
+}

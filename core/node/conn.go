@@ -1,0 +1,90 @@
+package node
+
+import (
+	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/wire"
+)
+
+// connQueuedFramesMax bounds the frames a connection may send ahead of its
+// replies. The SDKs send one at a time; a client past this is closed.
+const connQueuedFramesMax = 1024
+
+// conn is one client connection. Binding is local to this node; the session
+// it is bound to lives in the replicated client table.
+type conn struct {
+	id        bus.ConnID
+	transport bus.Transport
+	addr      string
+
+	bound   bool
+	client  wire.U128
+	session uint64
+	userID  uint32
+
+	busy   bool     // a request of this connection awaits its reply
+	queued [][]byte // frames that arrived while busy, in order
+	last   uint64   // tick of the last request, for stale eviction
+}
+
+func (n *Node) onConnOpened(m bus.ConnOpened) {
+	if _, ok := n.conns[m.Conn]; ok {
+		n.logf("connection %d opened twice", m.Conn)
+		return
+	}
+	n.conns[m.Conn] = &conn{id: m.Conn, transport: m.Transport, addr: m.Addr, last: n.now.Ticks}
+}
+
+func (n *Node) onConnClosed(id bus.ConnID) {
+	c, ok := n.conns[id]
+	if !ok {
+		return
+	}
+	delete(n.conns, id)
+	if c.bound {
+		n.implicitLogout(c)
+	}
+}
+
+// onFrame accepts a frame now, or queues it behind the connection's request in flight.
+func (n *Node) onFrame(id bus.ConnID, frame []byte) {
+	c, ok := n.conns[id]
+	if !ok {
+		return // closed meanwhile
+	}
+	c.last = n.now.Ticks
+	if c.busy {
+		if len(c.queued) >= connQueuedFramesMax {
+			n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: id, Close: true})
+			return
+		}
+		c.queued = append(c.queued, frame)
+		return
+	}
+	n.handleFrame(c, frame)
+}
+
+// done marks c's request answered and starts its next queued frame.
+func (n *Node) done(c *conn) {
+	c.busy = false
+	for !c.busy && len(c.queued) > 0 {
+		f := c.queued[0]
+		c.queued[0] = nil
+		c.queued = c.queued[1:]
+		n.handleFrame(c, f)
+	}
+}
+
+// reply sends parts to c and ends its request.
+func (n *Node) reply(c *conn, parts ...[]byte) {
+	n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Parts: parts})
+	n.done(c)
+}
+
+// replyTo answers a connection that may have closed while its op was in flight.
+func (n *Node) replyTo(id bus.ConnID, parts ...[]byte) {
+	c, ok := n.conns[id]
+	if !ok {
+		return
+	}
+	n.reply(c, parts...)
+}

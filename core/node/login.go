@@ -1,0 +1,131 @@
+package node
+
+import (
+	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/wire"
+)
+
+// waiter is a connection awaiting the commit of its op.
+type waiter struct {
+	conn   *conn
+	header wire.RequestHeader
+	token  string // the raw token of a CreatePersonalAccessToken, never logged
+}
+
+// register runs the login handshake of protocol-framing.md 4.3, in its order:
+// version prefix, version gate, password shape, token shape, then commit.
+func (n *Node) register(c *conn, h wire.RequestHeader, body []byte) {
+	prefix, creds, code := wire.DecodeLoginPrefix(body)
+	if code != wire.OK {
+		n.evict(c, h, wire.EvictMalformedLogin)
+		return
+	}
+	if !wire.ProtocolVersionAccepted(prefix.Version) {
+		n.evict(c, h, wire.EvictIncompatibleProtocol)
+		return
+	}
+	userID, reason := n.authenticate(creds)
+	if reason != 0 {
+		n.evict(c, h, reason)
+		return
+	}
+	if c.bound {
+		n.registered(c, h, c.userID, c.session)
+		return
+	}
+	if e, ok := n.clients[h.Client]; ok && e.userID != userID {
+		n.evict(c, h, wire.EvictSessionError)
+		return
+	}
+	if n.replica.Full() {
+		n.reject(c, h, wire.TransientNotAccepted)
+		return
+	}
+	op := n.replica.Propose(vsr.Prepare{
+		Kind: vsr.KindRegister, Timestamp: n.now.NowMicros,
+		ClientLo: h.Client.Lo, ClientHi: h.Client.Hi, UserID: userID,
+		Operation: uint8(wire.OpRegister), Body: registerBody(userID),
+	})
+	n.waiting[op] = waiter{conn: c, header: h}
+}
+
+// authenticate tries the password shape, then the token shape; it returns
+// the user or the eviction reason.
+func (n *Node) authenticate(creds []byte) (uint32, wire.EvictionReason) {
+	passwordFailed := false
+	if l, code := wire.DecodeLoginPassword(creds); code == wire.OK {
+		u, ok := n.meta.User(wire.NamedID(l.Username))
+		hash := dummyHash
+		if ok {
+			hash = u.PasswordHash
+		}
+		// An unknown user still costs one hash check, so timing tells nothing.
+		valid := n.crypto.VerifyPassword(hash, l.Password)
+		if ok && valid && l.LengthsValid() && u.Status == metadata.UserActive {
+			return u.ID, 0
+		}
+		passwordFailed = true
+	}
+	if t, code := wire.DecodeLoginToken(creds); code == wire.OK && !passwordFailed {
+		pat, ok := n.meta.TokenByHash(n.crypto.HashToken(t.Token))
+		if !ok || pat.Expired(n.now.NowMicros) {
+			return 0, wire.EvictInvalidToken
+		}
+		u, ok := n.meta.User(wire.NumericID(pat.UserID))
+		if !ok || u.Status != metadata.UserActive {
+			return 0, wire.EvictUserInactive
+		}
+		return u.ID, 0
+	}
+	if passwordFailed {
+		return 0, wire.EvictInvalidCredentials
+	}
+	return 0, wire.EvictMalformedLogin
+}
+
+// dummyHash is checked against when the user does not exist.
+const dummyHash = "$argon2id$v=19$m=16,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
+
+// registered binds c to the session and sends the Register reply.
+func (n *Node) registered(c *conn, h wire.RequestHeader, userID uint32, session uint64) {
+	c.bound, c.userID, c.session, c.client = true, userID, session, h.Client
+	w := wire.Writer{}
+	wire.RegisterReply{
+		UserID: userID, Session: session,
+		Protocol: wire.ProtocolVersionCurrent, ServerVersion: n.cfg.ServerVersion,
+	}.Encode(&w)
+	r := n.replyHeader(h, session)
+	n.reply(c, wire.ResultFrame(r, w.Buf)...)
+}
+
+// logout commits the end of c's session (4.8); an unbound logout is a no-op.
+func (n *Node) logout(c *conn, h wire.RequestHeader) {
+	if !c.bound {
+		n.raw(c, h)
+		return
+	}
+	if n.replica.Full() {
+		n.deny(c, h, wire.TransientNotAccepted)
+		return
+	}
+	op := n.proposeLogout(c.client)
+	n.waiting[op] = waiter{conn: c, header: h}
+}
+
+func (n *Node) proposeLogout(client wire.U128) uint64 {
+	return n.replica.Propose(vsr.Prepare{
+		Kind: vsr.KindLogout, Timestamp: n.now.NowMicros,
+		ClientLo: client.Lo, ClientHi: client.Hi, Operation: uint8(wire.OpLogout),
+	})
+}
+
+// implicitLogout ends the session of a closed connection, unless another
+// connection has taken the client id over since.
+func (n *Node) implicitLogout(c *conn) {
+	e, ok := n.clients[c.client]
+	if !ok || e.session != c.session || n.replica.Full() {
+		return
+	}
+	n.proposeLogout(c.client)
+}

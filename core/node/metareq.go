@@ -1,0 +1,175 @@
+package node
+
+import (
+	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/wire"
+)
+
+// metadataRequest admits a metadata op (protocol-framing.md 4.5): session and
+// duplicate checks, then pre-consensus validation, then the proposal.
+func (n *Node) metadataRequest(c *conn, h wire.RequestHeader, body []byte) {
+	e, ok := n.clients[c.client]
+	switch {
+	case !ok:
+		n.evict(c, h, wire.EvictNoSession)
+		return
+	case c.session < e.session:
+		n.evict(c, h, wire.EvictSessionTooLow)
+		return
+	case c.session > e.session:
+		return // dropped silently
+	case e.inflight:
+		n.reject(c, h, wire.TransientNotCommitted)
+		return
+	case h.Request <= e.watermark:
+		n.resend(c, h, e)
+		return
+	}
+	cmd, token, code := n.buildCommand(c, h.Operation, body)
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return
+	}
+	if n.replica.Full() {
+		n.reject(c, h, wire.TransientNotAccepted)
+		return
+	}
+	e.inflight = true
+	op := n.replica.Propose(vsr.Prepare{
+		Kind: vsr.KindCommand, Timestamp: n.now.NowMicros,
+		ClientLo: c.client.Lo, ClientHi: c.client.Hi, Request: h.Request,
+		UserID: c.userID, Operation: uint8(h.Operation), Body: metadata.Encode(cmd),
+	})
+	n.waiting[op] = waiter{conn: c, header: h, token: token}
+}
+
+// resend answers a request id at or below the watermark: its receipt again,
+// byte for byte, or 59 when the receipt is gone.
+func (n *Node) resend(c *conn, h wire.RequestHeader, e *client) {
+	r, ok := e.lookup(h.Request)
+	if !ok {
+		n.reject(c, h, wire.RequestAlreadyApplied)
+		return
+	}
+	if r.operation == wire.OpCreatePersonalAccessToken && len(r.body) == 4 {
+		// The raw token cannot be shown twice.
+		n.reject(c, h, wire.PersonalAccessTokenAlreadyExists)
+		return
+	}
+	rh := n.replyHeader(h, r.op)
+	rh.Operation = r.operation
+	n.reply(c, wire.RawFrame(rh, r.body)...)
+}
+
+// buildCommand decodes a metadata op's body and does every check that comes
+// before consensus. Passwords become hashes here; a new token is minted here
+// and only its hash enters the log.
+func (n *Node) buildCommand(c *conn, op wire.Operation, body []byte) (metadata.Command, string, wire.Code) {
+	switch op {
+	case wire.OpCreateStream:
+		return n.buildCreateStream(body)
+	case wire.OpDeleteStream:
+		q, code := wire.DecodeStreamRef(body)
+		return &metadata.DeleteStream{Stream: q.StreamID}, "", code
+	case wire.OpCreateTopic:
+		return n.buildCreateTopic(body)
+	case wire.OpDeleteTopic:
+		q, code := wire.DecodeTopicRef(body)
+		return &metadata.DeleteTopic{Stream: q.StreamID, Topic: q.TopicID}, "", code
+	case wire.OpCreatePartitions, wire.OpDeletePartitions:
+		return buildPartitions(op, body)
+	case wire.OpDeleteSegments:
+		return n.buildDeleteSegments(body)
+	case wire.OpCreateConsumerGroup:
+		q, code := wire.DecodeCreateConsumerGroupRequest(body)
+		return &metadata.CreateConsumerGroup{Stream: q.StreamID, Topic: q.TopicID, Name: q.Name}, "", code
+	case wire.OpDeleteConsumerGroup:
+		q, code := wire.DecodeGroupRef(body)
+		return &metadata.DeleteConsumerGroup{Stream: q.StreamID, Topic: q.TopicID, Group: q.GroupID}, "", code
+	case wire.OpJoinConsumerGroup:
+		q, code := wire.DecodeGroupRef(body)
+		return &metadata.JoinConsumerGroup{Stream: q.StreamID, Topic: q.TopicID, Group: q.GroupID, Client: metadataClientID(c.client)}, "", code
+	case wire.OpLeaveConsumerGroup:
+		q, code := wire.DecodeGroupRef(body)
+		return &metadata.LeaveConsumerGroup{Stream: q.StreamID, Topic: q.TopicID, Group: q.GroupID, Client: metadataClientID(c.client)}, "", code
+	}
+	return n.buildUserCommand(c, op, body)
+}
+
+func (n *Node) buildCreateStream(body []byte) (metadata.Command, string, wire.Code) {
+	q, code := wire.DecodeCreateStreamRequest(body)
+	if code != wire.OK {
+		return nil, "", code
+	}
+	cat, _ := wire.CatalogFor(wire.ScopeStream)
+	admitted, code := cat.AdmitCreate(q.Options)
+	if code != wire.OK {
+		return nil, "", code
+	}
+	return &metadata.CreateStream{Name: q.Name, Options: encodeOptions(admitted.Explicit)}, "", wire.OK
+}
+
+func (n *Node) buildCreateTopic(body []byte) (metadata.Command, string, wire.Code) {
+	q, code := wire.DecodeCreateTopicRequest(body)
+	if code != wire.OK {
+		return nil, "", code
+	}
+	admitted, opts, code := wire.AdmitTopicCreate(q.Options, q.PartitionsCount)
+	if code != wire.OK {
+		return nil, "", code
+	}
+	return &metadata.CreateTopic{
+		Stream: q.StreamID, Name: q.Name, PartitionsCount: q.PartitionsCount,
+		ExplicitOptions: encodeOptions(admitted.Explicit), DerivedOptions: encodeOptions(admitted.Derived),
+		MessageExpiry: opts.MessageExpiryMicros, MaxTopicSize: opts.MaxTopicSizeBytes,
+		CompressionAlgorithm: uint8(opts.CompressionAlgorithm), ReplicationFactor: opts.ReplicationFactor,
+		ResizePolicy: metadata.ResizePolicy(opts.PartitionResizePolicy),
+	}, "", wire.OK
+}
+
+// partitionsCountMax is the most partitions one create or delete may name.
+const partitionsCountMax = 1000
+
+func buildPartitions(op wire.Operation, body []byte) (metadata.Command, string, wire.Code) {
+	q, code := wire.DecodePartitionsRequest(body)
+	if code != wire.OK {
+		return nil, "", code
+	}
+	if q.PartitionsCount == 0 || q.PartitionsCount > partitionsCountMax {
+		return nil, "", wire.TooManyPartitions
+	}
+	if op == wire.OpCreatePartitions {
+		return &metadata.CreatePartitions{Stream: q.StreamID, Topic: q.TopicID, Count: q.PartitionsCount}, "", wire.OK
+	}
+	return &metadata.DeletePartitions{Stream: q.StreamID, Topic: q.TopicID, Count: q.PartitionsCount}, "", wire.OK
+}
+
+// buildDeleteSegments turns a segment count into the truncation watermark
+// the partition log computes (protocol-data.md 4).
+func (n *Node) buildDeleteSegments(body []byte) (metadata.Command, string, wire.Code) {
+	q, code := wire.DecodeDeleteSegmentsRequest(body)
+	if code != wire.OK {
+		return nil, "", code
+	}
+	s, t, code := n.meta.Topic(q.StreamID, q.TopicID)
+	if code != wire.OK {
+		return nil, "", code
+	}
+	log, ok := n.partitions[partKey{s.ID, t.ID, q.PartitionID}]
+	if !ok {
+		return nil, "", wire.PartitionNotFound
+	}
+	return &metadata.TruncatePartition{
+		Stream: wire.NumericID(s.ID), Topic: wire.NumericID(t.ID), Partition: q.PartitionID,
+		Watermark: log.SealedWatermark(q.SegmentsCount),
+	}, "", wire.OK
+}
+
+func encodeOptions(o wire.Options) []byte {
+	w := wire.Writer{}
+	w.OptionsInOrder(o.Sorted())
+	return w.Buf
+}
+
+func metadataClientID(id wire.U128) metadata.ClientID { return metadata.ClientID{Lo: id.Lo, Hi: id.Hi} }

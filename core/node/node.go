@@ -1,0 +1,154 @@
+// Package node is the unit the world steps: one replica's metadata group and
+// partition logs behind one Step/Ready interface. Inputs are client frames,
+// connection events, ticks and disk completions; outputs are replies, disk
+// requests and log lines. It never reads a clock, a socket or a file itself,
+// so the simulator and production run the same code.
+package node
+
+import (
+	"fmt"
+
+	"github.com/iggygo/iggy/internal/assert"
+	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/io/clock"
+	"github.com/iggygo/iggy/io/storage"
+)
+
+// Ready is what one or more steps produced, for the caller to carry out.
+type Ready struct {
+	Replies []bus.Reply
+	Disk    []storage.Request
+	Logs    []string
+	// Booted turns true once, after recovery, when the node starts serving.
+	Booted bool
+	// Fatal is set when the node cannot go on (a refused journal, a failed disk).
+	Fatal string
+}
+
+// Crypto is the CPU-heavy, secret-handling work the node needs: hashing and
+// checking passwords, minting tokens. Production uses argon2id and BLAKE3; the
+// simulator a cheap deterministic stand-in.
+type Crypto interface {
+	HashPassword(password string) string
+	VerifyPassword(hash, password string) bool
+	NewToken() string
+	HashToken(token string) string
+}
+
+// Node is one replica. Not safe for concurrent use: one caller steps it.
+type Node struct {
+	cfg    Config
+	crypto Crypto
+	now    clock.Tick
+	ready  Ready
+
+	nextReqID storage.ReqID
+	owners    map[storage.ReqID]owner
+
+	*state
+}
+
+// owner says which part of the node a disk request belongs to.
+type owner struct {
+	kind ownerKind
+	part partKey
+}
+
+type ownerKind uint8
+
+const (
+	ownerJournal ownerKind = iota + 1
+	ownerBoot
+	ownerPartition
+	ownerMisc // fire-and-forget housekeeping (deletes of removed partitions)
+)
+
+// New makes a node that has not booted yet; call Boot next.
+func New(cfg Config, crypto Crypto) *Node {
+	cfg.validate()
+	return &Node{cfg: cfg, crypto: crypto, owners: map[storage.ReqID]owner{}, state: newState()}
+}
+
+// TakeReady returns everything produced since the last call.
+func (n *Node) TakeReady() Ready {
+	n.flush()
+	r := n.ready
+	n.ready = Ready{}
+	return r
+}
+
+// Step feeds one input to the node: a clock.Tick, bus.ConnOpened,
+// bus.ConnClosed, bus.ClientFrame or storage.Completion.
+func (n *Node) Step(in any) {
+	switch m := in.(type) {
+	case clock.Tick:
+		assert.That(m.Ticks >= n.now.Ticks, "ticks went back")
+		n.now = m
+		n.onTick()
+	case bus.ConnOpened:
+		n.onConnOpened(m)
+	case bus.ConnClosed:
+		n.onConnClosed(m.Conn)
+	case bus.ClientFrame:
+		n.onFrame(m.Conn, m.Frame)
+	case storage.Completion:
+		n.onCompletion(m)
+	default:
+		assert.That(false, "unknown input %T", in)
+	}
+}
+
+// submit stamps r with a fresh id, records its owner and queues it.
+func (n *Node) submit(o owner, r storage.Request) storage.ReqID {
+	n.nextReqID++
+	r.ID = n.nextReqID
+	n.owners[r.ID] = o
+	n.ready.Disk = append(n.ready.Disk, r)
+	return r.ID
+}
+
+// diskFor is the vsr.Disk / partition.Disk view of the node for one owner.
+type diskFor struct {
+	n *Node
+	o owner
+}
+
+func (d diskFor) Submit(r storage.Request) storage.ReqID { return d.n.submit(d.o, r) }
+
+func (n *Node) onCompletion(c storage.Completion) {
+	o, ok := n.owners[c.ID]
+	assert.That(ok, "completion for unknown request %d", c.ID)
+	delete(n.owners, c.ID)
+	switch o.kind {
+	case ownerJournal:
+		assert.That(n.journal.Complete(c), "journal did not own request %d", c.ID)
+		n.applyCommitted()
+	case ownerBoot:
+		n.boot.complete(c)
+	case ownerPartition:
+		n.partitionCompletion(o.part, c)
+	case ownerMisc:
+		if c.Result != storage.ResultOK && c.Result != storage.ResultNotFound {
+			n.logf("housekeeping request %d failed: %s", c.ID, c.Err)
+		}
+	}
+}
+
+func (n *Node) logf(format string, args ...any) {
+	n.ready.Logs = append(n.ready.Logs, fmt.Sprintf(format, args...))
+}
+
+func (n *Node) fatal(format string, args ...any) {
+	if n.ready.Fatal == "" {
+		n.ready.Fatal = fmt.Sprintf(format, args...)
+	}
+}
+
+// flush ends a step's batch: queued prepares and appends go to disk together,
+// so concurrent requests share writes and syncs.
+func (n *Node) flush() {
+	if n.replica != nil {
+		n.replica.Flush()
+	}
+	n.flushPartitions()
+}

@@ -1,0 +1,139 @@
+package node
+
+import (
+	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/partition"
+	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/batch"
+)
+
+type offsetKey struct {
+	part  partKey
+	token uint64
+}
+
+// lastOffset is the offset of the last message of a poll's records: the
+// first message's offset plus the count, as offsets are contiguous.
+func lastOffset(records [][]byte, count uint32) uint64 {
+	hdr := batch.ParseHeader(records[0])
+	frames := records[0][batch.HeaderBytes:]
+	if len(frames) == 0 && len(records) > 1 {
+		frames = records[1]
+	}
+	f := batch.NewFrames(frames)
+	first, _ := f.Next()
+	return hdr.BaseOffset + uint64(first.OffsetDelta) + uint64(count) - 1
+}
+
+// offsetTarget resolves the partition and consumer of an offset request.
+func (n *Node) offsetTarget(c *conn, ref wire.ConsumerOffsetRef, action metadata.Action) (partKey, partition.OffsetKind, uint32, wire.Code) {
+	s, t, code := n.meta.Topic(ref.StreamID, ref.TopicID)
+	if code != wire.OK {
+		return partKey{}, 0, 0, code
+	}
+	if !n.meta.Authorize(c.userID, action, s.ID, t.ID) {
+		return partKey{}, 0, 0, wire.Unauthorized
+	}
+	kind, consumer, pid, code := n.resolveConsumer(c, s, t, ref.Consumer, ref.Partition, false)
+	if code != wire.OK {
+		return partKey{}, 0, 0, code
+	}
+	k := partKey{s.ID, t.ID, pid}
+	if _, ok := n.partitions[k]; !ok {
+		return partKey{}, 0, 0, wire.PartitionNotFound
+	}
+	if kind == partition.Group && action == metadata.ActionPollMessages && ref.Partition.Given {
+		g, _ := n.meta.Group(wire.NumericID(s.ID), wire.NumericID(t.ID), ref.Consumer.ID)
+		if !n.meta.GroupOwns(wire.NumericID(s.ID), wire.NumericID(t.ID), wire.NumericID(g.ID), metadataClientID(c.client), pid) {
+			return partKey{}, 0, 0, wire.ConsumerGroupPartitionNotOwned
+		}
+	}
+	return k, kind, consumer, wire.OK
+}
+
+// getOffset serves GetConsumerOffset (120): empty body when nothing is stored.
+func (n *Node) getOffset(c *conn, h wire.RequestHeader, body []byte) {
+	ref, code := wire.DecodeGetConsumerOffsetRequest(body)
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return
+	}
+	k, kind, consumer, code := n.offsetTarget(c, ref, metadata.ActionReadTopics)
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return
+	}
+	log := n.partitions[k]
+	stored, ok := log.Offset(kind, consumer)
+	if !ok {
+		n.raw(c, h)
+		return
+	}
+	w := wire.Writer{}
+	wire.ConsumerOffsetInfo{PartitionID: k.partition, CurrentOffset: log.CurrentOffset(), StoredOffset: stored}.Encode(&w)
+	n.raw(c, h, w.Buf)
+}
+
+// storeOffset serves StoreConsumerOffset (161), answered once written.
+func (n *Node) storeOffset(c *conn, h wire.RequestHeader, body []byte) {
+	q, code := wire.DecodeStoreConsumerOffsetRequest(body)
+	if code == wire.OK && !q.Partition.Given {
+		code = wire.InvalidIdentifier
+	}
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return
+	}
+	k, kind, consumer, code := n.offsetTarget(c, q.ConsumerOffsetRef, metadata.ActionPollMessages)
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return
+	}
+	log := n.partitions[k]
+	if log.Empty() || q.Offset > log.CurrentOffset() {
+		n.deny(c, h, wire.InvalidOffset)
+		return
+	}
+	token := log.StoreOffset(kind, consumer, q.Offset, true)
+	n.offsetWaits[offsetKey{k, token}] = pendingSend{conn: c, header: h}
+}
+
+// deleteOffset serves DeleteConsumerOffset (162).
+func (n *Node) deleteOffset(c *conn, h wire.RequestHeader, body []byte) {
+	q, code := wire.DecodeDeleteConsumerOffsetRequest(body)
+	if code == wire.OK && !q.Partition.Given {
+		code = wire.InvalidIdentifier
+	}
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return
+	}
+	k, kind, consumer, code := n.offsetTarget(c, q.ConsumerOffsetRef, metadata.ActionPollMessages)
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return
+	}
+	token, ok := n.partitions[k].DeleteOffset(kind, consumer)
+	if !ok {
+		n.deny(c, h, wire.ConsumerOffsetNotFound)
+		return
+	}
+	n.offsetWaits[offsetKey{k, token}] = pendingSend{conn: c, header: h}
+}
+
+func (n *Node) offsetStored(k partKey, token uint64, code wire.Code) {
+	ok := offsetKey{k, token}
+	p, found := n.offsetWaits[ok]
+	if !found {
+		return
+	}
+	delete(n.offsetWaits, ok)
+	if _, open := n.conns[p.conn.id]; !open {
+		return
+	}
+	if code != wire.OK {
+		n.deny(p.conn, p.header, code)
+		return
+	}
+	n.framed(p.conn, p.header, 0)
+}

@@ -1,0 +1,124 @@
+package node
+
+import (
+	"strconv"
+
+	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/partition"
+	"github.com/iggygo/iggy/io/storage"
+	"github.com/iggygo/iggy/wire"
+)
+
+// Per-partition bounds the node gives every log.
+const (
+	partitionReadBytesMax  = 8 << 20
+	partitionCacheBytesMin = 1 << 20
+)
+
+func partitionDir(k partKey) string {
+	return "streams/" + strconv.FormatUint(uint64(k.stream), 10) +
+		"/topics/" + strconv.FormatUint(uint64(k.topic), 10) +
+		"/partitions/" + strconv.FormatUint(uint64(k.partition), 10)
+}
+
+// openPartition makes the log object of a partition the metadata knows.
+func (n *Node) openPartition(k partKey) *partition.Log {
+	cfg := partition.Config{
+		StreamID: k.stream, TopicID: k.topic, PartitionID: k.partition,
+		Dir:                 partitionDir(k),
+		SegmentSizeBytes:    n.cfg.SegmentSizeBytes,
+		MessageExpiryMicros: n.cfg.MessageExpiryMicros,
+		CacheBytesMax:       max(n.cfg.PartitionCacheBytes, partitionCacheBytesMin),
+		ReadBytesMax:        partitionReadBytesMax,
+	}
+	if _, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic)); code == wire.OK {
+		opts := topicOptions(t)
+		cfg.SegmentSizeBytes = opts.SegmentSizeBytes
+		if opts.MessageExpiryMicros != 0 && opts.MessageExpiryMicros != wire.Unlimited {
+			cfg.MessageExpiryMicros = opts.MessageExpiryMicros
+		}
+		if opts.MaxTopicSizeBytes != 0 && opts.MaxTopicSizeBytes != wire.Unlimited && len(t.Partitions) > 0 {
+			cfg.MaxSizeBytes = opts.MaxTopicSizeBytes / uint64(len(t.Partitions))
+		}
+	}
+	log := partition.New(cfg, diskFor{n, owner{kind: ownerPartition, part: k}})
+	n.partitions[k] = log
+	return log
+}
+
+// topicOptions reads a topic's effective options from its two blocks.
+func topicOptions(t *metadata.Topic) wire.TopicOptions {
+	explicit, _ := wire.DecodeOptions(t.ExplicitOptions)
+	derived, _ := wire.DecodeOptions(t.DerivedOptions)
+	return wire.TopicOptionsFrom(explicit, derived)
+}
+
+// applyEffects makes the partition logs follow a committed metadata op. At
+// boot the logs are only opened; recovery reads them once replay is done.
+func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
+	for _, e := range effects {
+		switch e := e.(type) {
+		case metadata.PartitionCreated:
+			k := partKey{e.Stream, e.Topic, e.Partition}
+			log := n.openPartition(k)
+			if !replaying {
+				log.Create()
+			}
+		case metadata.PartitionDeleted:
+			k := partKey{e.Stream, e.Topic, e.Partition}
+			delete(n.partitions, k)
+			if !replaying {
+				n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDeleteTree, File: partitionDir(k)})
+			}
+		case metadata.PartitionPurged:
+			if log, ok := n.partitions[partKey{e.Stream, e.Topic, e.Partition}]; ok && !replaying {
+				log.Purge()
+			}
+		case metadata.PartitionTruncated:
+			if log, ok := n.partitions[partKey{e.Stream, e.Topic, e.Partition}]; ok && !replaying {
+				log.DeleteThrough(e.Watermark)
+			}
+		}
+	}
+}
+
+// flushPartitions lets every log with queued appends write them, in key order.
+func (n *Node) flushPartitions() {
+	for _, k := range n.sortedPartitionKeys() {
+		n.partitions[k].Flush()
+	}
+}
+
+func (n *Node) partitionCompletion(k partKey, c storage.Completion) {
+	log, ok := n.partitions[k]
+	if !ok {
+		return // deleted while the request was in flight
+	}
+	log.Complete(c)
+	for _, ev := range log.TakeEvents() {
+		n.partitionEvent(k, ev)
+	}
+}
+
+func (n *Node) partitionEvent(k partKey, ev partition.Event) {
+	switch ev := ev.(type) {
+	case partition.Committed:
+		n.sendCommitted(k, ev.Token, ev.BaseOffset, wire.OK)
+	case partition.Failed:
+		n.sendCommitted(k, ev.Token, 0, ev.Code)
+		n.offsetStored(k, ev.Token, ev.Code)
+	case partition.OffsetStored:
+		n.offsetStored(k, ev.Token, wire.OK)
+	case partition.PollDone:
+		n.pollDone(ev)
+	case partition.Recovered:
+		if ev.Code != wire.OK {
+			n.fatal("partition %s failed to recover: %s", partitionDir(k), ev.Code.Name())
+			return
+		}
+		if ev.CutBytes > 0 || ev.DroppedSegments > 0 {
+			n.logf("partition %s: cut %d bytes of torn tail, dropped %d segments", partitionDir(k), ev.CutBytes, ev.DroppedSegments)
+		}
+		n.boot.partitionRecovered()
+	}
+}

@@ -1,0 +1,147 @@
+package node
+
+import (
+	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/partition"
+	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/xxh32"
+)
+
+// pollsInFlightMax bounds polls waiting for disk reads across the node.
+const pollsInFlightMax = 4096
+
+type pendingPoll struct {
+	conn       *conn
+	header     wire.RequestHeader
+	part       partKey
+	autoCommit bool
+	kind       partition.OffsetKind
+	consumer   uint32
+}
+
+// resyncPartition is the poll reply's partition id telling a group member to
+// fetch its assignment again (protocol-data.md 5.6).
+const resyncPartition = 0xFFFFFFFF
+
+// poll serves PollMessages (code 100), an NR read of committed messages.
+func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
+	q, code := wire.DecodePollMessagesRequest(body)
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return
+	}
+	s, t, code := n.meta.Topic(q.StreamID, q.TopicID)
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return
+	}
+	if !n.meta.Authorize(c.userID, metadata.ActionPollMessages, s.ID, t.ID) {
+		n.deny(c, h, wire.Unauthorized)
+		return
+	}
+	kind, consumer, pid, code := n.resolveConsumer(c, s, t, q.Consumer, q.Partition, true)
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return
+	}
+	if pid == resyncPartition || (q.Consumer.Kind == wire.ConsumerKindGroup && !q.Partition.Given) {
+		n.raw(c, h, wire.PollPrefix{PartitionID: pid}.Bytes())
+		return
+	}
+	k := partKey{s.ID, t.ID, pid}
+	log, ok := n.partitions[k]
+	if !ok {
+		n.deny(c, h, wire.PartitionNotFound)
+		return
+	}
+	if code := log.CanPoll(); code != wire.OK || len(n.polls) >= pollsInFlightMax {
+		n.deny(c, h, wire.TransientNotAccepted)
+		return
+	}
+	strategy, value := partition.Strategy(q.Strategy.Kind), q.Strategy.Value
+	if q.Strategy.Kind == wire.PollNext {
+		strategy, value = partition.StrategyOffset, 0
+		if stored, ok := log.Offset(kind, consumer); ok {
+			value = stored + 1
+		}
+	}
+	n.pollSeq++
+	id := n.pollSeq
+	n.polls[id] = pendingPoll{conn: c, header: h, part: k, autoCommit: q.AutoCommit, kind: kind, consumer: consumer}
+	log.Poll(id, strategy, value, q.Count)
+	n.drainEvents(k)
+}
+
+// resolveConsumer returns the offset key of a consumer and the partition a
+// request targets. A group member must own the partition; otherwise the
+// partition is the resync sentinel.
+func (n *Node) resolveConsumer(c *conn, s *metadata.Stream, t *metadata.Topic, cons wire.Consumer,
+	part wire.OptionalPartition, polling bool) (partition.OffsetKind, uint32, uint32, wire.Code) {
+	pid := uint32(0)
+	if part.Given {
+		pid = part.ID
+	}
+	switch cons.Kind {
+	case wire.ConsumerKindGroup:
+		g, code := n.meta.Group(wire.NumericID(s.ID), wire.NumericID(t.ID), cons.ID)
+		if code != wire.OK {
+			return 0, 0, 0, code
+		}
+		if polling && part.Given && !n.meta.GroupOwns(wire.NumericID(s.ID), wire.NumericID(t.ID),
+			wire.NumericID(g.ID), metadataClientID(c.client), pid) {
+			pid = resyncPartition
+		}
+		return partition.Group, g.ID, pid, wire.OK
+	case wire.ConsumerKindConsumer:
+		id := cons.ID.ID
+		if !cons.ID.Numeric {
+			id = xxh32.Hash([]byte(cons.ID.Name), 0)
+		}
+		return partition.Consumer, id, pid, wire.OK
+	}
+	return 0, 0, 0, wire.InvalidCommand
+}
+
+// drainEvents handles what a log produced outside a completion (cached polls).
+func (n *Node) drainEvents(k partKey) {
+	if log, ok := n.partitions[k]; ok {
+		for _, ev := range log.TakeEvents() {
+			n.partitionEvent(k, ev)
+		}
+	}
+}
+
+func (n *Node) pollDone(ev partition.PollDone) {
+	p, ok := n.polls[ev.ID]
+	if !ok {
+		return
+	}
+	delete(n.polls, ev.ID)
+	if _, open := n.conns[p.conn.id]; !open {
+		return
+	}
+	if ev.Code != wire.OK {
+		n.deny(p.conn, p.header, ev.Code)
+		return
+	}
+	prefix := wire.PollPrefix{PartitionID: p.part.partition, CurrentOffset: ev.CurrentOffset, MessagesCount: ev.MessagesCount}
+	parts := append([][]byte{prefix.Bytes()}, ev.Records...)
+	n.raw(p.conn, p.header, parts...)
+	if p.autoCommit && ev.MessagesCount > 0 {
+		n.autoCommit(p, ev)
+	}
+}
+
+// autoCommit stores the offset of the last returned message, best effort,
+// never lowering a higher stored value.
+func (n *Node) autoCommit(p pendingPoll, ev partition.PollDone) {
+	log, ok := n.partitions[p.part]
+	if !ok {
+		return
+	}
+	last := lastOffset(ev.Records, ev.MessagesCount)
+	if stored, ok := log.Offset(p.kind, p.consumer); ok && stored >= last {
+		return
+	}
+	log.StoreOffset(p.kind, p.consumer, last, false)
+}

@@ -1,0 +1,49 @@
+package node
+
+import (
+	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/partition"
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/wire"
+)
+
+// state is everything the node knows, split from Node's plumbing.
+type state struct {
+	meta    *metadata.State
+	journal *vsr.Journal
+	replica *vsr.Replica
+	boot    *booter
+
+	clients map[wire.U128]*client
+	conns   map[bus.ConnID]*conn
+
+	partitions map[partKey]*partition.Log
+	// waiting maps a proposed metadata op to the connection awaiting its reply.
+	waiting     map[uint64]waiter
+	sends       map[sendKey]pendingSend
+	offsetWaits map[offsetKey]pendingSend
+	polls       map[uint64]pendingPoll
+	pollSeq     uint64
+
+	balanced map[topicKey]uint32 // round-robin cursors of Balanced sends
+
+	startMicros uint64
+}
+
+func newState() *state {
+	return &state{
+		clients:     map[wire.U128]*client{},
+		conns:       map[bus.ConnID]*conn{},
+		partitions:  map[partKey]*partition.Log{},
+		waiting:     map[uint64]waiter{},
+		sends:       map[sendKey]pendingSend{},
+		offsetWaits: map[offsetKey]pendingSend{},
+		polls:       map[uint64]pendingPoll{},
+		balanced:    map[topicKey]uint32{},
+	}
+}
+
+type topicKey struct{ stream, topic uint32 }
+
+type partKey struct{ stream, topic, partition uint32 }

@@ -1,0 +1,98 @@
+// Package vsr holds the consensus log of one group: prepares, their journal
+// on disk and the commit rule. A standalone node runs it with a quorum of one:
+// an op commits once its prepare is durable in the local journal.
+package vsr
+
+import (
+	"encoding/binary"
+
+	"github.com/iggygo/iggy/internal/assert"
+	"github.com/zeebo/xxh3"
+)
+
+// PrepareHeaderSize is the fixed size of a prepare's header in the journal.
+const PrepareHeaderSize = 64
+
+// PrepareBodySizeMax bounds one prepare's body; a metadata command is small,
+// so anything larger in a journal is corruption, not data.
+const PrepareBodySizeMax = 16 << 20
+
+// Kind says what a prepare's body holds.
+type Kind uint8
+
+const (
+	KindCommand  Kind = 1 // a metadata command (core/metadata encoding)
+	KindRegister Kind = 2 // a session registration
+	KindLogout   Kind = 3 // a session logout
+)
+
+// Prepare is one op of the log: who asked, when, and the body to apply.
+type Prepare struct {
+	Op        uint64
+	View      uint32
+	Timestamp uint64 // µs since the epoch, assigned by the primary
+	ClientLo  uint64
+	ClientHi  uint64
+	Request   uint64
+	UserID    uint32
+	Kind      Kind
+	Operation uint8 // the wire operation byte, so a replayed reply is shaped alike
+	Body      []byte
+}
+
+// Layout of the 64-byte header:
+//
+//	0 checksum u64 (XXH3 of bytes 8..64 and the body)
+//	8 op u64, 16 timestamp u64, 24 client lo u64, 32 client hi u64,
+//	40 request u64, 48 view u32, 52 user id u32, 56 body length u32,
+//	60 kind u8, 61 operation u8, 62 reserved u16 (zero).
+
+// Encode appends the prepare's header and body to dst.
+func (p *Prepare) Encode(dst []byte) []byte {
+	assert.That(len(p.Body) <= PrepareBodySizeMax, "prepare body %d bytes", len(p.Body))
+	start := len(dst)
+	var h [PrepareHeaderSize]byte
+	le := binary.LittleEndian
+	le.PutUint64(h[8:], p.Op)
+	le.PutUint64(h[16:], p.Timestamp)
+	le.PutUint64(h[24:], p.ClientLo)
+	le.PutUint64(h[32:], p.ClientHi)
+	le.PutUint64(h[40:], p.Request)
+	le.PutUint32(h[48:], p.View)
+	le.PutUint32(h[52:], p.UserID)
+	le.PutUint32(h[56:], uint32(len(p.Body)))
+	h[60] = byte(p.Kind)
+	h[61] = p.Operation
+	dst = append(dst, h[:]...)
+	dst = append(dst, p.Body...)
+	le.PutUint64(dst[start:], checksum(dst[start+8:]))
+	return dst
+}
+
+func checksum(b []byte) uint64 { return xxh3.Hash(b) }
+
+// DecodePrepare reads one prepare from the front of b. It returns the prepare,
+// the bytes it took, and ok=false when b does not start with a whole, valid
+// prepare (a torn or corrupt tail).
+func DecodePrepare(b []byte) (Prepare, int, bool) {
+	if len(b) < PrepareHeaderSize {
+		return Prepare{}, 0, false
+	}
+	le := binary.LittleEndian
+	bodyLen := le.Uint32(b[56:])
+	if bodyLen > PrepareBodySizeMax || uint64(len(b)-PrepareHeaderSize) < uint64(bodyLen) {
+		return Prepare{}, 0, false
+	}
+	n := PrepareHeaderSize + int(bodyLen)
+	if le.Uint64(b) != checksum(b[8:n]) || le.Uint16(b[62:]) != 0 {
+		return Prepare{}, 0, false
+	}
+	p := Prepare{
+		Op: le.Uint64(b[8:]), Timestamp: le.Uint64(b[16:]),
+		ClientLo: le.Uint64(b[24:]), ClientHi: le.Uint64(b[32:]),
+		Request: le.Uint64(b[40:]), View: le.Uint32(b[48:]), UserID: le.Uint32(b[52:]),
+		Kind: Kind(b[60]), Operation: b[61],
+		Body: b[PrepareHeaderSize:n:n],
+	}
+	return p, n, true
+}
