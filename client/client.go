@@ -100,7 +100,7 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	}
 	conn := raw
 	if opts.TLS != nil {
-		tc := tls.Client(raw, opts.TLS)
+		tc := tls.Client(raw, tlsConfigFor(opts.TLS, addr))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			raw.Close()
 			return nil, fmt.Errorf("iggy: TLS handshake with %s: %w", addr, err)
@@ -113,6 +113,21 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// tlsConfigFor fills ServerName from addr when the config leaves it empty,
+// as crypto/tls.Dial does, so certificate verification has a name to check.
+func tlsConfigFor(cfg *tls.Config, addr string) *tls.Config {
+	if cfg.ServerName != "" || cfg.InsecureSkipVerify {
+		return cfg
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	cfg = cfg.Clone()
+	cfg.ServerName = host
+	return cfg
 }
 
 // Close closes the connection. The server logs the session out implicitly.

@@ -33,6 +33,12 @@ func newFakeServer(t *testing.T, handler func(h wire.RequestHeader, body []byte)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newFakeServerOn(t, ln, handler)
+}
+
+// newFakeServerOn serves on ln (a TLS listener, for instance).
+func newFakeServerOn(t *testing.T, ln net.Listener, handler func(h wire.RequestHeader, body []byte) [][]byte) *fakeServer {
+	t.Helper()
 	s := &fakeServer{t: t, ln: ln, handler: handler}
 	t.Cleanup(func() { ln.Close() })
 	go s.serve()
