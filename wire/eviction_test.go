@@ -108,8 +108,10 @@ func FuzzDecodeEviction(f *testing.F) {
 		if e.Client.IsZero() || (e.Reason == EvictIncompatibleProtocol && !evictionWindowValid(e)) {
 			return // tolerated on decode, but never encoded
 		}
-		if again := e.Bytes(); !bytes.Equal(again, b) {
-			t.Fatalf("round trip\n%x\n%x", again, b)
+		// Checksums, cluster, view, release and replica are not part of an
+		// eviction's meaning, so compare the decoded values, not the bytes.
+		if again, code := DecodeEviction(e.Bytes()); code != OK || again != e {
+			t.Fatalf("round trip %+v %v, want %+v", again, code, e)
 		}
 	})
 }
