@@ -1,0 +1,200 @@
+// Package disk executes the core's storage.Requests against real files under
+// a root directory and reports storage.Completions.
+//
+// Disk is the scheduler: it orders requests (those on one file, or on a
+// directory and anything below it, run in submission order; unrelated files
+// run in parallel on a bounded pool of workers), caches descriptors, and
+// classifies errors. Backend is the system calls; Pwrite is the portable one.
+package disk
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/iggygo/iggy/internal/assert"
+	"github.com/iggygo/iggy/io/storage"
+)
+
+// Defaults of Options.
+const (
+	WorkersDefault           = 8
+	FilesOpenMaxDefault      = 1024
+	RequestsQueuedMaxDefault = 4096
+	workersMax               = 256
+)
+
+// ErrBusy is returned by Submit when the requests would exceed the bound on
+// requests whose completion the caller has not yet received. Receive
+// completions, then submit again.
+var ErrBusy = errors.New("disk: too many requests in flight")
+
+// ErrClosed is returned by Submit after Close.
+var ErrClosed = errors.New("disk: closed")
+
+// Options tune a Disk; zero fields take the defaults.
+type Options struct {
+	Backend           Backend // Pwrite{} when nil
+	Workers           int     // goroutines running system calls
+	FilesOpenMax      int     // descriptors kept open; must exceed Workers
+	RequestsQueuedMax int     // submitted requests whose completion is not yet received
+}
+
+// Disk runs requests on files below one root directory.
+type Disk struct {
+	exec        executor
+	queuedMax   int
+	submitMu    sync.Mutex // orders submissions and guards closed
+	closed      bool
+	inFlight    atomic.Int64 // submitted, completion not yet in completions
+	submits     chan []*node
+	work        chan *node
+	done        chan *node
+	completions chan storage.Completion
+	stopped     chan struct{}
+}
+
+// New starts a Disk over root, an existing directory (the storage gate has
+// admitted it).
+func New(root string, opts Options) (*Disk, error) {
+	opts = withDefaults(opts)
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("disk: %w", err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("disk: root: %w", err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("disk: root %s is not a directory", abs)
+	}
+	d := &Disk{
+		exec:        executor{root: abs, backend: opts.Backend, files: newFDCache(opts.Backend, opts.FilesOpenMax)},
+		queuedMax:   opts.RequestsQueuedMax,
+		submits:     make(chan []*node, opts.RequestsQueuedMax),
+		work:        make(chan *node),
+		done:        make(chan *node, opts.Workers),
+		completions: make(chan storage.Completion, opts.RequestsQueuedMax),
+		stopped:     make(chan struct{}),
+	}
+	var workers sync.WaitGroup
+	for range opts.Workers {
+		workers.Go(d.worker)
+	}
+	go d.dispatch(&workers)
+	return d, nil
+}
+
+func withDefaults(o Options) Options {
+	if o.Backend == nil {
+		o.Backend = Pwrite{}
+	}
+	if o.Workers == 0 {
+		o.Workers = WorkersDefault
+	}
+	if o.FilesOpenMax == 0 {
+		o.FilesOpenMax = max(FilesOpenMaxDefault, o.Workers+1)
+	}
+	if o.RequestsQueuedMax == 0 {
+		o.RequestsQueuedMax = RequestsQueuedMaxDefault
+	}
+	assert.That(o.Workers > 0 && o.Workers <= workersMax, "disk: %d workers", o.Workers)
+	// More descriptors than workers, so some cached one is always unused and evictable.
+	assert.That(o.FilesOpenMax > o.Workers, "disk: %d descriptors for %d workers", o.FilesOpenMax, o.Workers)
+	assert.That(o.RequestsQueuedMax > 0, "disk: queue of %d", o.RequestsQueuedMax)
+	return o
+}
+
+// Submit queues reqs, all or none, without waiting for the disk. Requests on
+// one path run in the order submitted. Write data is not copied: it must stay
+// unchanged until the write completes. A malformed request is a bug in the
+// caller and panics.
+func (d *Disk) Submit(reqs ...storage.Request) error {
+	if len(reqs) == 0 {
+		return nil
+	}
+	assert.That(len(reqs) <= d.queuedMax, "disk: batch of %d exceeds the queue of %d", len(reqs), d.queuedMax)
+	nodes := make([]*node, len(reqs))
+	for i := range reqs {
+		checkRequest(&reqs[i])
+		nodes[i] = &node{req: reqs[i], claims: claimsOf(&reqs[i])}
+	}
+	d.submitMu.Lock()
+	defer d.submitMu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	// Read inFlight before len(completions): a completion moving between them
+	// is counted twice, never missed (dispatch sends it before decrementing).
+	used := int(d.inFlight.Load()) + len(d.completions)
+	if used+len(reqs) > d.queuedMax {
+		return ErrBusy
+	}
+	d.inFlight.Add(int64(len(reqs)))
+	d.submits <- nodes // never blocks: it holds at most inFlight batches
+	return nil
+}
+
+// Completions delivers one completion per submitted request. It is buffered
+// for every request in flight, so the Disk never waits for its reader, and it
+// is closed after Close once every request has completed.
+func (d *Disk) Completions() <-chan storage.Completion { return d.completions }
+
+// Close stops accepting requests, waits until every submitted request has
+// completed, closes the descriptors and then the Completions channel.
+func (d *Disk) Close() {
+	d.submitMu.Lock()
+	if !d.closed {
+		d.closed = true
+		close(d.submits)
+	}
+	d.submitMu.Unlock()
+	<-d.stopped
+}
+
+func (d *Disk) worker() {
+	for n := range d.work {
+		n.completion = d.exec.execute(&n.req)
+		d.done <- n
+	}
+}
+
+// dispatch owns the scheduler: it takes submissions, hands runnable requests
+// to workers and reports completions, until closed and drained.
+func (d *Disk) dispatch(workers *sync.WaitGroup) {
+	s := newScheduler()
+	submits := d.submits
+	for submits != nil || s.pending > 0 {
+		var work chan *node
+		next := s.peek()
+		if next != nil {
+			work = d.work
+		}
+		select {
+		case nodes, ok := <-submits:
+			if !ok {
+				submits = nil
+				continue
+			}
+			for _, n := range nodes {
+				s.add(n)
+			}
+		case work <- next:
+			s.pop()
+		case n := <-d.done:
+			s.complete(n)
+			assert.That(len(d.completions) < cap(d.completions), "disk: completion buffer full")
+			d.completions <- n.completion
+			d.inFlight.Add(-1)
+		}
+	}
+	close(d.work)
+	workers.Wait()
+	d.exec.files.closeAll()
+	close(d.completions)
+	close(d.stopped)
+}
