@@ -30,6 +30,8 @@ type harness struct {
 	now    uint64 // µs
 	seq    uint64 // messages appended so far: payload "m<seq>"
 	pollID uint64
+	// syncTokens are the tokens of appends that asked for a sync.
+	syncTokens map[uint64]bool
 }
 
 func newHarness(t testing.TB, cfg Config) *harness {
@@ -88,7 +90,14 @@ func (h *harness) append(n int, sync bool) (token, base uint64) {
 	if code := h.log.CanAppend(len(rec)); code != wire.OK {
 		h.t.Fatalf("CanAppend: %d", code)
 	}
-	return h.log.Append(rec, h.now, sync)
+	token, base = h.log.Append(rec, h.now, sync)
+	if sync {
+		if h.syncTokens == nil {
+			h.syncTokens = make(map[uint64]bool)
+		}
+		h.syncTokens[token] = true
+	}
+	return token, base
 }
 
 // fill appends batches of n messages until count messages were appended.

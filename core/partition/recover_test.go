@@ -1,0 +1,316 @@
+package partition
+
+import (
+	"testing"
+
+	"github.com/iggygo/iggy/io/storage"
+	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/batch"
+)
+
+const (
+	seg0Log   = testDir + "/00000000000000000000.log"
+	seg0Index = testDir + "/00000000000000000000.index"
+)
+
+// recordEnds lists the end position of every record in a segment file.
+func recordEnds(b []byte) []int {
+	var ends []int
+	for pos := 0; pos+batch.HeaderBytes <= len(b); {
+		pos += int(batch.ParseHeader(b[pos:]).Length)
+		ends = append(ends, pos)
+	}
+	return ends
+}
+
+// checkRecovered verifies a recovered log: offsets 0..n-1 read back, the
+// on-disk files agree with memory, and appends continue at n.
+func checkRecovered(t *testing.T, h *harness, n uint64) {
+	t.Helper()
+	if n == 0 {
+		if !h.log.Empty() {
+			t.Fatalf("want an empty log, current offset %d", h.log.CurrentOffset())
+		}
+	} else if h.log.CurrentOffset() != n-1 {
+		t.Fatalf("current offset %d, want %d", h.log.CurrentOffset(), n-1)
+	}
+	if n > 0 {
+		expectRun(t, messages(t, h.poll(StrategyFirst, 0, uint32(n)+10)), 0, int(n))
+	}
+	for _, s := range h.log.segments {
+		if got := uint64(len(h.disk.get(h.log.segmentPath(s.start, extLog)))); got != s.sizeBytes {
+			t.Fatalf("segment %d: file %d bytes, memory %d", s.start, got, s.sizeBytes)
+		}
+		if got := len(h.disk.get(h.log.segmentPath(s.start, extIndex))); got != len(s.index)*indexEntryBytes {
+			t.Fatalf("segment %d: index file %d bytes, %d entries", s.start, got, len(s.index))
+		}
+	}
+	h.seq = n
+	_, base := h.append(2, true)
+	h.step()
+	if base != n {
+		t.Fatalf("append after recovery at %d, want %d", base, n)
+	}
+	expectRun(t, messages(t, h.poll(StrategyOffset, n, 10)), n, 2)
+}
+
+// covers STOR-7
+func TestRecoverClean(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 1500
+	h := newHarness(t, cfg)
+	h.fill(20, 2, true)
+	segments := h.log.Stats().SegmentsCount
+	r := h.reopen()
+	if r.Code != wire.OK || r.CutBytes != 0 || r.DroppedSegments != 0 || r.CurrentOffset != 39 || r.Segments != int(segments) {
+		t.Fatalf("recovered %+v (segments before %d)", r, segments)
+	}
+	checkRecovered(t, h, 40)
+}
+
+func TestRecoverEmptyDirectoryCreatesPartition(t *testing.T) {
+	h := &harness{t: t, cfg: testConfig(), disk: newFakeDisk(), now: 1000}
+	r := h.reopen()
+	if r.Code != wire.OK || r.Segments != 1 || h.disk.files[seg0Log] == nil || h.disk.files[seg0Index] == nil {
+		t.Fatalf("recovered %+v", r)
+	}
+	checkRecovered(t, h, 0)
+}
+
+// A torn last record, garbage after the last record and a corrupt last
+// record are cut; every complete valid record before them is kept.
+// covers STOR-45
+func TestRecoverCutsBadTail(t *testing.T) {
+	cases := map[string]struct {
+		damage func(log []byte, ends []int) []byte
+		keep   uint64 // messages kept of 10 batches of 2
+	}{
+		"torn mid-record": {func(b []byte, e []int) []byte { return b[:e[8]+100] }, 18},
+		"torn mid-header": {func(b []byte, e []int) []byte { return b[:e[8]+10] }, 18},
+		"garbage after":   {func(b []byte, e []int) []byte { return append(b, make([]byte, 1000)...) }, 20},
+		"random garbage":  {func(b []byte, e []int) []byte { return append(b, []byte("not a record at all")...) }, 20},
+		"bad checksum":    {func(b []byte, e []int) []byte { b[len(b)-1] ^= 1; return b }, 18},
+		"bad batch sum":   {func(b []byte, e []int) []byte { b[e[7]+40] ^= 1; return b }, 16},
+		"wrong offset":    {func(b []byte, e []int) []byte { b[e[8]+8] ^= 1; return b }, 18},
+		"cut to nothing":  {func(b []byte, e []int) []byte { return b[:5] }, 0},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testConfig())
+			h.fill(10, 2, true)
+			log := h.disk.get(seg0Log)
+			damaged := c.damage(append([]byte(nil), log...), recordEnds(log))
+			h.disk.put(seg0Log, damaged)
+			r := h.reopen()
+			if r.Code != wire.OK || r.CutBytes == 0 {
+				t.Fatalf("recovered %+v", r)
+			}
+			checkRecovered(t, h, c.keep)
+		})
+	}
+}
+
+// An index that lost entries, has entries the log never got, or ends in a
+// partial entry is repaired from the log.
+func TestRecoverRepairsIndex(t *testing.T) {
+	cases := map[string]func(idx []byte) []byte{
+		"missing":       func([]byte) []byte { return nil },
+		"partial entry": func(b []byte) []byte { return append(b, 1, 2, 3) },
+		"ahead of log":  func(b []byte) []byte { return append(b, indexEntry{100, 1 << 62, 1 << 40}.encode()...) },
+		"garbage entry": func(b []byte) []byte { return append(b[:len(b)-indexEntryBytes], make([]byte, indexEntryBytes)...) },
+		"bogus last":    func(b []byte) []byte { return append(b, indexEntry{21, 1 << 62, 5}.encode()...) },
+	}
+	for name, damage := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testConfig())
+			h.fill(10, 2, true)
+			idx := damage(append([]byte(nil), h.disk.get(seg0Index)...))
+			if idx == nil {
+				delete(h.disk.files, seg0Index)
+			} else {
+				h.disk.put(seg0Index, idx)
+			}
+			if r := h.reopen(); r.Code != wire.OK || r.CutBytes != 0 {
+				t.Fatalf("recovered %+v", r)
+			}
+			checkRecovered(t, h, 20)
+		})
+	}
+}
+
+// An index entry at a record the log lost (index written, log torn) is
+// dropped with the torn record.
+func TestRecoverIndexAtTornRecord(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.fill(10, 2, true) // one flush: one index entry at 0
+	h.append(2, true)
+	h.step() // second flush: entry 2 at the end of the first chunk
+	log := h.disk.get(seg0Log)
+	ends := recordEnds(log)
+	h.disk.put(seg0Log, log[:ends[9]+50])
+	r := h.reopen()
+	if r.CutBytes != 50 || len(h.log.segments[0].index) != 1 {
+		t.Fatalf("recovered %+v, index %v", r, h.log.segments[0].index)
+	}
+	checkRecovered(t, h, 20)
+}
+
+// A lost index on a large segment is rebuilt sparsely by the scan.
+func TestRecoverAddsIndexEntries(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 64 << 20
+	h := newHarness(t, cfg)
+	payload := make([]byte, 1<<20)
+	for range 10 {
+		rec, _ := batch.Build([]batch.Message{{Payload: payload}})
+		h.log.Append(rec, h.now, false)
+		h.step()
+	}
+	delete(h.disk.files, seg0Index)
+	h.reopen()
+	if n := len(h.log.segments[0].index); n < 2 || n > 3 {
+		t.Fatalf("rebuilt %d entries for 10 MiB", n)
+	}
+	if p := h.poll(StrategyOffset, 9, 1); p.MessagesCount != 1 {
+		t.Fatalf("poll %+v", p)
+	}
+}
+
+// A sealed segment that no longer reaches the next one ends the log there:
+// offsets stay contiguous.
+func TestRecoverDropsSegmentsAfterGap(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 1500
+	h := newHarness(t, cfg)
+	h.fill(20, 2, true)
+	if len(h.log.segments) < 3 {
+		t.Fatalf("want at least 3 segments, got %d", len(h.log.segments))
+	}
+	first := h.log.segments[0]
+	log := h.disk.get(seg0Log)
+	h.disk.put(seg0Log, log[:recordEnds(log)[0]+7])
+	r := h.reopen()
+	if r.DroppedSegments < 2 || len(h.log.segments) != 1 || h.log.segments[0].start != first.start {
+		t.Fatalf("recovered %+v, %d segments", r, len(h.log.segments))
+	}
+	checkRecovered(t, h, 2)
+}
+
+// A segment that filled up just before a crash is sealed at boot and the
+// next one created.
+func TestRecoverRollsFullActiveSegment(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 1500
+	h := newHarness(t, cfg)
+	h.fill(20, 2, true)
+	last := h.log.active()
+	delete(h.disk.files, h.log.segmentPath(last.start, extLog))
+	delete(h.disk.files, h.log.segmentPath(last.start, extIndex))
+	h.reopen()
+	if a := h.log.active(); a.start != last.start || a.sizeBytes != 0 || h.disk.files[h.log.segmentPath(a.start, extLog)] == nil {
+		t.Fatalf("active segment %d size %d, want a new one at %d", a.start, a.sizeBytes, last.start)
+	}
+	checkRecovered(t, h, 40)
+}
+
+func TestRecoverIOErrorFails(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.fill(2, 2, true)
+	h.disk.fault = func(r storage.Request) storage.Result {
+		if r.Op == storage.OpRead {
+			return storage.ResultIOError
+		}
+		return storage.ResultOK
+	}
+	if r := h.reopen(); r.Code != wire.CannotReadPartitions {
+		t.Fatalf("recovered %+v", r)
+	}
+	if h.log.CanAppend(10) == wire.OK || h.log.CanPoll() == wire.OK {
+		t.Fatal("a failed partition serves")
+	}
+}
+
+// Crash at random moments with the disk reordering across files: every
+// append committed with sync=true survives, offsets stay contiguous, and
+// recovery keeps every complete valid batch.
+// covers STOR-45
+func TestCrashKeepsSyncedAppends(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 2500
+	cfg.CacheBytesMax = 2000
+	for seed := range uint64(60) {
+		rng := newRand(seed)
+		h := newHarness(t, cfg)
+		h.disk.rng = rng
+		bases := make(map[uint64]uint64)
+		steps := 5 + rng.IntN(40)
+		for range steps {
+			for range rng.IntN(4) {
+				n := 1 + rng.IntN(3)
+				tok, base := h.append(n, rng.IntN(2) == 0)
+				bases[tok] = base + uint64(n)
+			}
+			h.log.Flush()
+			for range rng.IntN(8) {
+				h.disk.step(h.log)
+			}
+			for _, e := range h.log.TakeEvents() {
+				if c, ok := e.(Committed); ok {
+					h.events = append(h.events, c)
+				}
+			}
+		}
+		synced := lastSynced(h, bases) // offset after the last sync-committed append
+		h.disk.crash(rng)
+		h.disk.rng = nil
+		survived := validPrefix(h.disk)
+		r := h.reopen()
+		if r.Code != wire.OK {
+			t.Fatalf("seed %d: recovered %+v", seed, r)
+		}
+		n := h.log.committedNext
+		if n < synced || n != survived {
+			t.Fatalf("seed %d: recovered up to %d; %d were synced, %d survived", seed, n, synced, survived)
+		}
+		t.Logf("seed %d: synced %d recovered %d cut %d dropped %d", seed, synced, n, r.CutBytes, r.DroppedSegments)
+		checkRecovered(t, h, n)
+	}
+}
+
+// lastSynced is the offset after the last append whose commit implied a
+// sync: a Committed for a sync append, and everything before it.
+func lastSynced(h *harness, ends map[uint64]uint64) uint64 {
+	var end uint64
+	for _, e := range h.events {
+		if c, ok := e.(Committed); ok && h.syncTokens[c.Token] {
+			end = max(end, ends[c.Token])
+		}
+	}
+	return end
+}
+
+// validPrefix counts, independently of the scanner, the messages of the
+// complete valid records that a crash left on disk, segment after segment
+// while offsets continue.
+func validPrefix(d *fakeDisk) uint64 {
+	var next uint64
+	for _, e := range d.list(testDir) {
+		start, ext, ok := parseSegmentName(e.Name)
+		if !ok || ext != extLog || start != next {
+			continue
+		}
+		b := d.get(testDir + "/" + e.Name)
+		for len(b) >= batch.HeaderBytes {
+			hd := batch.ParseHeader(b)
+			if hd.Length > uint64(len(b)) {
+				break
+			}
+			if _, code := batch.Validate(b[:hd.Length]); code != wire.OK || hd.BaseOffset != next {
+				break
+			}
+			next += uint64(hd.Count)
+			b = b[hd.Length:]
+		}
+	}
+	return next
+}
