@@ -121,3 +121,37 @@ func TestSubmitRefusesBeyondBound(t *testing.T) {
 	}
 	<-td.d.Completions()
 }
+
+// A delete of a file whose descriptor an eviction is syncing waits for that
+// sync instead of closing the descriptor under it.
+func TestDeleteWaitsForEvictionSync(t *testing.T) {
+	j := newJitter(0)
+	root := t.TempDir()
+	td := newTestDisk(t, root, Options{Backend: j, Workers: 2, FilesOpenMax: 3})
+	td.ok(create("x"), write("x", 0, []byte("dirty")))
+	td.ok(create("a"))
+	td.ok(create("b"))
+	gate := make(chan struct{})
+	j.mu.Lock()
+	j.syncGate[root+"/x"] = gate
+	j.mu.Unlock()
+	// Opening c evicts x, the least recently used, which is dirty: its sync blocks.
+	if err := td.d.Submit(storage.Request{ID: 900, Op: storage.OpCreate, File: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := <-j.entered; p != root+"/x" {
+		t.Fatalf("sync of %s, want x", p)
+	}
+	if err := td.d.Submit(storage.Request{ID: 901, Op: storage.OpDelete, File: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	for range 2 {
+		if c := <-td.d.Completions(); c.Result != storage.ResultOK {
+			t.Fatalf("request %d: %s", c.ID, c.Err)
+		}
+	}
+	if cs := td.run(read("x", 0, 1)); cs[0].Result != storage.ResultNotFound {
+		t.Fatalf("x still readable: %+v", cs[0])
+	}
+}

@@ -34,11 +34,16 @@ type fdCache struct {
 	mu      sync.Mutex
 	files   map[string]*openFile
 	lru     list.List // front: most recently used
+	// unpinned is signalled when an eviction stops pinning a descriptor; a
+	// delete or rename of that path waits for it.
+	unpinned *sync.Cond
 }
 
 func newFDCache(backend Backend, max int) *fdCache {
 	assert.That(max > 0, "descriptor cache of %d", max)
-	return &fdCache{backend: backend, max: max, files: make(map[string]*openFile)}
+	c := &fdCache{backend: backend, max: max, files: make(map[string]*openFile)}
+	c.unpinned = sync.NewCond(&c.mu)
+	return c
 }
 
 // acquire returns the open file for path, opening it if needed. The caller
@@ -121,6 +126,7 @@ func (c *fdCache) evict() {
 		}
 		c.mu.Lock()
 		victim.refs--
+		c.unpinned.Broadcast()
 		closeIt := syncErr == nil && victim.refs == 0 && !victim.dirty()
 		if closeIt {
 			c.remove(victim)
@@ -155,21 +161,39 @@ func (c *fdCache) remove(f *openFile) {
 }
 
 // under returns and uncaches every descriptor for path or below it. The
-// scheduler guarantees none is in use by a request.
+// scheduler guarantees no request uses one; an eviction syncing one is waited for.
 func (c *fdCache) under(path string) []*openFile {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []*openFile
-	for p, f := range c.files {
-		if p == path || (len(p) > len(path) && p[len(path)] == '/' && p[:len(path)] == path) {
-			assert.That(f.refs == 0, "%s in use while %s changes", p, path)
-			out = append(out, f)
-		}
+	out := c.collect(path)
+	for anyPinned(out) {
+		c.unpinned.Wait()
+		out = c.collect(path)
 	}
 	for _, f := range out {
 		c.remove(f)
 	}
 	return out
+}
+
+// collect lists the cached descriptors for path or below it. Called with mu held.
+func (c *fdCache) collect(path string) []*openFile {
+	var out []*openFile
+	for p, f := range c.files {
+		if p == path || (len(p) > len(path) && p[len(path)] == '/' && p[:len(path)] == path) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func anyPinned(files []*openFile) bool {
+	for _, f := range files {
+		if f.refs > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // forget closes every descriptor for path or below it without syncing: their

@@ -90,10 +90,15 @@ type jitter struct {
 	datasyncs int
 	paths     map[int]string
 	failSync  map[string]bool
+	// syncGate holds fdatasync of a path until the channel is closed; entered
+	// is signalled when such a call starts waiting.
+	syncGate map[string]chan struct{}
+	entered  chan string
 }
 
 func newJitter(delayMax time.Duration) *jitter {
-	return &jitter{delayMax: delayMax, paths: map[int]string{}, failSync: map[string]bool{}}
+	return &jitter{delayMax: delayMax, paths: map[int]string{}, failSync: map[string]bool{},
+		syncGate: map[string]chan struct{}{}, entered: make(chan string, 16)}
 }
 
 func (j *jitter) sleep() {
@@ -137,8 +142,13 @@ func (j *jitter) Datasync(fd int) error {
 	j.sleep()
 	j.mu.Lock()
 	j.datasyncs++
-	fail := j.failSync[j.paths[fd]]
+	path := j.paths[fd]
+	fail, gate := j.failSync[path], j.syncGate[path]
 	j.mu.Unlock()
+	if gate != nil {
+		j.entered <- path
+		<-gate
+	}
 	if fail {
 		return unix.EIO
 	}
