@@ -162,6 +162,7 @@ func mergeAndDecode(file map[string]any, layer envLayer) (*Config, error) {
 	if err := d.decodeStruct("", k.Raw(), reflect.ValueOf(&cfg).Elem(), false); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfiguration, err)
 	}
+	cfg.raw = k.Raw()
 	cfg.TopicDefaults = topicDefaults(cfg.Cluster.DefaultReplicationFactor)
 	return &cfg, nil
 }

@@ -38,6 +38,9 @@ type Config struct {
 	// TopicDefaults are the defaults of the per-topic options (config.md §5).
 	// They are not configuration keys: the old keys are refused (§6).
 	TopicDefaults TopicDefaults `koanf:"-"`
+
+	// raw is the merged key tree, kept for EffectiveTOML.
+	raw map[string]any
 }
 
 // ConsumerGroup configures consumer-group rebalancing.
