@@ -60,9 +60,11 @@ func TestStreamIDsReuseLowestFree(t *testing.T) {
 func TestTooManyStreams(t *testing.T) {
 	// White box: fill the table directly rather than apply a million creates.
 	s := New()
+	backing := make([]Stream, streamsMax)
 	s.streams = make([]*Stream, streamsMax)
 	for i := range s.streams {
-		s.streams[i] = &Stream{ID: uint32(i)}
+		backing[i].ID = uint32(i)
+		s.streams[i] = &backing[i]
 	}
 	if r := s.Apply(Ctx{Op: 1}, &CreateStream{Name: "over"}); r.Code != wire.TooManyStreams {
 		t.Fatalf("code %d, want 1020", r.Code)
