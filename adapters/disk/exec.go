@@ -54,6 +54,9 @@ func (x *executor) execute(req *storage.Request) storage.Completion {
 			c.Result = storage.ResultNotFound
 		}
 		c.Err = fmt.Sprintf("%v %s: %v", req.Op, x.abs(req.File), err)
+		if req.Op == storage.OpRename {
+			c.Err = fmt.Sprintf("rename %s to %s: %v", x.abs(req.File), x.abs(req.Target), err)
+		}
 	}
 	return c
 }
