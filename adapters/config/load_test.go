@@ -12,7 +12,8 @@ import (
 // load runs Load in an empty working directory with only the given environment.
 func load(t *testing.T, env ...string) (*Config, []string, error) {
 	t.Helper()
-	return Load(LoadOptions{Environ: env, WorkDir: t.TempDir(), NumCPU: 8})
+	// Never fall back to the process environment (a nil Environ would).
+	return Load(LoadOptions{Environ: append([]string{}, env...), WorkDir: t.TempDir(), NumCPU: 8})
 }
 
 func mustLoad(t *testing.T, env ...string) (*Config, []string) {
