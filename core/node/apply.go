@@ -64,6 +64,9 @@ func (n *Node) applyCommand(p *vsr.Prepare, replaying bool) []byte {
 // answerCommand records the receipt of a client's op and replies to its waiter.
 func (n *Node) answerCommand(p *vsr.Prepare, client wire.U128, body []byte, w waiter, waited bool) {
 	op := wire.Operation(p.Operation)
+	if op == wire.OpDeleteSegments {
+		op = wire.OpTruncatePartition // protocol-framing.md 2: DeleteSegments is answered as 68
+	}
 	if e, ok := n.clients[client]; ok && !client.IsZero() {
 		e.inflight = false
 		e.remember(receipt{request: p.Request, operation: op, op: p.Op, body: body})
