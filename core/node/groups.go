@@ -11,13 +11,8 @@ func (n *Node) getGroup(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
-	s, t, code := n.meta.Topic(q.StreamID, q.TopicID)
-	if code != wire.OK {
-		n.deny(c, h, code)
-		return
-	}
-	if !n.meta.Authorize(c.userID, metadata.ActionReadTopics, s.ID, t.ID) {
-		n.deny(c, h, wire.Unauthorized)
+	_, t, ok := n.topicFor(c, h, q.StreamID, q.TopicID, metadata.ActionReadTopics)
+	if !ok {
 		return
 	}
 	g, code := n.meta.Group(q.StreamID, q.TopicID, q.GroupID)
@@ -40,13 +35,8 @@ func (n *Node) getGroups(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
-	s, t, code := n.meta.Topic(q.StreamID, q.TopicID)
-	if code != wire.OK {
-		n.deny(c, h, code)
-		return
-	}
-	if !n.meta.Authorize(c.userID, metadata.ActionReadTopics, s.ID, t.ID) {
-		n.deny(c, h, wire.Unauthorized)
+	_, t, ok := n.topicFor(c, h, q.StreamID, q.TopicID, metadata.ActionReadTopics)
+	if !ok {
 		return
 	}
 	var out []wire.ConsumerGroupResponse

@@ -30,13 +30,8 @@ func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
-	s, t, code := n.meta.Topic(q.StreamID, q.TopicID)
-	if code != wire.OK {
-		n.deny(c, h, code)
-		return
-	}
-	if !n.meta.Authorize(c.userID, metadata.ActionPollMessages, s.ID, t.ID) {
-		n.deny(c, h, wire.Unauthorized)
+	s, t, ok := n.topicFor(c, h, q.StreamID, q.TopicID, metadata.ActionPollMessages)
+	if !ok {
 		return
 	}
 	kind, consumer, pid, code := n.resolveConsumer(c, s, t, q.Consumer, q.Partition, true)

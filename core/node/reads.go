@@ -58,6 +58,20 @@ func (n *Node) readers() map[wire.Command]reader {
 	}
 }
 
+// topicFor resolves a stream and topic and checks action on them; on a
+// failure it has already answered with the status (1009, 2010 or 41).
+func (n *Node) topicFor(c *conn, h wire.RequestHeader, stream, topic wire.Identifier, action metadata.Action) (*metadata.Stream, *metadata.Topic, bool) {
+	s, t, code := n.meta.Topic(stream, topic)
+	if code == wire.OK && !n.meta.Authorize(c.userID, action, s.ID, t.ID) {
+		code = wire.Unauthorized
+	}
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return nil, nil, false
+	}
+	return s, t, true
+}
+
 // allowed checks a global read right for NR reads (5: 41 on failure).
 func (n *Node) allowed(c *conn, h wire.RequestHeader, action metadata.Action) bool {
 	if n.meta.Authorize(c.userID, action, 0, 0) {

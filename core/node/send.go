@@ -40,13 +40,8 @@ func (n *Node) send(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
-	s, t, code := n.meta.Topic(q.StreamID, q.TopicID)
-	if code != wire.OK {
-		n.deny(c, h, code)
-		return
-	}
-	if !n.meta.Authorize(c.userID, metadata.ActionSendMessages, s.ID, t.ID) {
-		n.deny(c, h, wire.Unauthorized)
+	s, t, ok := n.topicFor(c, h, q.StreamID, q.TopicID, metadata.ActionSendMessages)
+	if !ok {
 		return
 	}
 	k, code := n.pickPartition(s, t, q.Partitioning)
