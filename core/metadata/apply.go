@@ -36,6 +36,9 @@ func reject(code wire.Code) Result {
 func (s *State) Apply(ctx Ctx, cmd Command) Result {
 	assert.That(ctx.Op > s.lastOp, "op %d applied after op %d", ctx.Op, s.lastOp)
 	s.lastOp = ctx.Op
+	if !wellFormed(cmd) {
+		return reject(wire.InvalidCommand)
+	}
 	switch c := cmd.(type) {
 	case *CreateStream:
 		return s.createStream(ctx, c)

@@ -41,11 +41,11 @@ func (s *State) createToken(ctx Ctx, c *CreatePersonalAccessToken) Result {
 		return reject(wire.PersonalAccessTokenAlreadyExists)
 	}
 	var expiry uint64
-	if c.Lifetime != 0 && c.Lifetime != math.MaxUint64 {
-		if c.Lifetime > math.MaxUint64-ctx.NowMicros {
+	if c.LifetimeMicros != 0 && c.LifetimeMicros != math.MaxUint64 {
+		if c.LifetimeMicros > math.MaxUint64-ctx.NowMicros {
 			return reject(wire.InvalidPersonalAccessTokenExpiry)
 		}
-		expiry = ctx.NowMicros + c.Lifetime
+		expiry = ctx.NowMicros + c.LifetimeMicros
 	}
 	t := &PersonalAccessToken{UserID: u.ID, Name: c.Name, TokenHash: c.TokenHash, ExpiryAtMicros: expiry}
 	u.tokens = insertAt(u.tokens, i, t)

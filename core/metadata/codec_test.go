@@ -43,7 +43,7 @@ func sampleCommands() []Command {
 		&ChangePassword{User: num(3), ExpectedHash: "old", PasswordHash: "new"},
 		&UpdatePermissions{User: num(3), Permissions: perms},
 		&UpdatePermissions{User: num(3)},
-		&CreatePersonalAccessToken{Name: "ci", TokenHash: "abcd", Lifetime: 99},
+		&CreatePersonalAccessToken{Name: "ci", TokenHash: "abcd", LifetimeMicros: 99},
 		&DeletePersonalAccessToken{Name: "ci"},
 		&DeleteExpiredTokens{},
 		&UpdateResource{Scope: ScopeTopic, Stream: num(1), Topic: num(2), Name: "n", Set: opts,
@@ -157,4 +157,34 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("invariant after %T: %v", cmd, err)
 		}
 	})
+}
+
+// TestApplyRefusesMalformedCommands: a command that skipped Encode and could
+// not be logged is refused, never stored and never a panic.
+func TestApplyRefusesMalformedCommands(t *testing.T) {
+	unsorted := append(block(opt("b", kindString, []byte("1"))), block(opt("a", kindString, []byte("1")))...)
+	long := string(make([]byte, 256))
+	bad := []Command{
+		nil,
+		(*CreateStream)(nil),
+		&CreateStream{Name: ""},
+		&CreateStream{Name: long},
+		&CreateStream{Name: "\xff"},
+		&CreateStream{Name: "s", Options: unsorted},
+		&DeleteStream{Stream: named("")},
+		&UpdateResource{Scope: 9},
+		&CreateUser{Username: "bob", PasswordHash: string(make([]byte, hashBytesMax+1))},
+		&JoinConsumerGroup{Stream: num(0), Topic: num(0), Group: num(0), Unsettled: []uint32{2, 1}},
+	}
+	h := newHarness(t)
+	before := h.s.Snapshot()
+	for i, cmd := range bad {
+		if r := h.s.Apply(Ctx{Op: h.op + 1 + uint64(i)}, cmd); r.Code != wire.InvalidCommand {
+			t.Fatalf("%d %T: code %d", i, cmd, r.Code)
+		}
+	}
+	h.s.lastOp = h.op
+	if !reflect.DeepEqual(before, h.s.Snapshot()) {
+		t.Fatal("a malformed command changed the state")
+	}
 }

@@ -179,12 +179,12 @@ type UpdatePermissions struct {
 	Permissions *wire.Permissions
 }
 
-// CreatePersonalAccessToken stores a token of the caller. Lifetime is µs
+// CreatePersonalAccessToken stores a token of the caller. LifetimeMicros is µs
 // added to the op's time; 0 and max mean the token never expires.
 type CreatePersonalAccessToken struct {
-	Name      string
-	TokenHash string
-	Lifetime  uint64
+	Name           string
+	TokenHash      string
+	LifetimeMicros uint64
 }
 
 // DeletePersonalAccessToken deletes one of the caller's tokens by name.

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 
-	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -50,6 +50,24 @@ func Decode(b []byte) (Command, error) {
 		return nil, fmt.Errorf("command kind %d not in canonical form: %w", b[0], ErrCorrupt)
 	}
 	return cmd, nil
+}
+
+// wellFormed reports whether cmd is exactly what Decode could return, so
+// that Apply never stores what the log or a snapshot could not hold, even
+// for a command that never went through Encode.
+func wellFormed(cmd Command) bool {
+	if cmd == nil || reflect.ValueOf(cmd).IsNil() {
+		return false
+	}
+	w := &wire.Writer{}
+	w.U8(uint8(cmd.Kind()))
+	c := &codec{w: w, lenient: true}
+	cmd.walk(c)
+	if c.bad {
+		return false
+	}
+	_, err := Decode(w.Buf)
+	return err == nil
 }
 
 func (x *CreateStream) walk(c *codec) { c.name(&x.Name); c.options(&x.Options) }
@@ -154,7 +172,7 @@ func (x *UpdatePermissions) walk(c *codec) { c.ident(&x.User); c.permissions(&x.
 func (x *CreatePersonalAccessToken) walk(c *codec) {
 	c.name(&x.Name)
 	c.text(&x.TokenHash, hashBytesMax)
-	c.u64(&x.Lifetime)
+	c.u64(&x.LifetimeMicros)
 }
 
 func (x *DeletePersonalAccessToken) walk(c *codec) { c.name(&x.Name) }
@@ -172,7 +190,7 @@ func (x *UpdateResource) walk(c *codec) {
 	case ScopeUser:
 		c.ident(&x.User)
 	default:
-		assert.That(c.decoding(), "UpdateResource scope %d", x.Scope)
+		c.require(c.decoding(), "UpdateResource scope %d", x.Scope)
 		c.fail()
 		return
 	}

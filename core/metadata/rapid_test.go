@@ -135,7 +135,7 @@ func drawUserCmd(t *rapid.T) Command {
 		return &UpdatePermissions{User: u, Permissions: drawPermissions(t)}
 	case 5:
 		return &CreatePersonalAccessToken{Name: drawName(t, "pat", "pat"), TokenHash: fmt.Sprintf("hash%d", rapid.IntRange(0, 20).Draw(t, "hash")),
-			Lifetime: rapid.SampledFrom([]uint64{0, 500, 5000, ^uint64(0)}).Draw(t, "life")}
+			LifetimeMicros: rapid.SampledFrom([]uint64{0, 500, 5000, ^uint64(0)}).Draw(t, "life")}
 	case 6:
 		return &DeletePersonalAccessToken{Name: drawName(t, "pat", "pat")}
 	}

@@ -26,7 +26,7 @@ func richState(t testing.TB) *harness {
 	h.ok(RootUserID, &JoinConsumerGroup{Stream: num(s), Topic: num(0), Group: num(0), Client: client(2), Unsettled: ids(3)})
 	u := h.user("bob", &wire.Permissions{Global: wire.GlobalPermissions{ReadUsers: true},
 		Streams: map[uint32]wire.StreamPermissions{s: {ReadStream: true, Topics: map[uint32]wire.TopicPermissions{0: {SendMessages: true}}}}})
-	h.ok(u, &CreatePersonalAccessToken{Name: "ci", TokenHash: "hash-ci", Lifetime: 10})
+	h.ok(u, &CreatePersonalAccessToken{Name: "ci", TokenHash: "hash-ci", LifetimeMicros: 10})
 	h.ok(u, &CreatePersonalAccessToken{Name: "forever", TokenHash: "hash-forever"})
 	h.ok(RootUserID, &UpdateUser{User: num(u), Status: UserInactive})
 	return h

@@ -11,12 +11,12 @@ import (
 func TestPersonalAccessTokens(t *testing.T) {
 	h := newHarness(t)
 	u := h.user("bob", nil)
-	r := h.ok(u, &CreatePersonalAccessToken{Name: "ci", TokenHash: "h1", Lifetime: 1_000_000})
+	r := h.ok(u, &CreatePersonalAccessToken{Name: "ci", TokenHash: "h1", LifetimeMicros: 1_000_000})
 	if r.Token.UserID != u || r.Token.ExpiryAtMicros != h.now+1_000_000 {
 		t.Fatalf("token %+v", r.Token)
 	}
 	h.ok(u, &CreatePersonalAccessToken{Name: "a-forever", TokenHash: "h2"})
-	h.ok(u, &CreatePersonalAccessToken{Name: "max", TokenHash: "h3", Lifetime: math.MaxUint64})
+	h.ok(u, &CreatePersonalAccessToken{Name: "max", TokenHash: "h3", LifetimeMicros: math.MaxUint64})
 	if n := h.s.TokenCount(u); n != 3 {
 		t.Fatalf("count %d", n)
 	}
@@ -37,7 +37,7 @@ func TestPersonalAccessTokens(t *testing.T) {
 	h.code(u, &CreatePersonalAccessToken{Name: "ci", TokenHash: "h4"}, wire.PersonalAccessTokenAlreadyExists)
 	h.code(RootUserID, &CreatePersonalAccessToken{Name: "x", TokenHash: "h1"}, wire.PersonalAccessTokenAlreadyExists)
 	h.ok(RootUserID, &CreatePersonalAccessToken{Name: "ci", TokenHash: "h5"})
-	h.code(u, &CreatePersonalAccessToken{Name: "late", TokenHash: "h6", Lifetime: math.MaxUint64 - 1}, wire.InvalidPersonalAccessTokenExpiry)
+	h.code(u, &CreatePersonalAccessToken{Name: "late", TokenHash: "h6", LifetimeMicros: math.MaxUint64 - 1}, wire.InvalidPersonalAccessTokenExpiry)
 	// Deletion is scoped to the caller's own tokens.
 	h.ok(u, &DeletePersonalAccessToken{Name: "ci"})
 	if _, ok := h.s.TokenByHash("h1"); ok {
@@ -57,8 +57,8 @@ func TestPersonalAccessTokens(t *testing.T) {
 func TestDeleteExpiredTokens(t *testing.T) {
 	h := newHarness(t)
 	u := h.user("bob", nil)
-	h.ok(u, &CreatePersonalAccessToken{Name: "short", TokenHash: "h1", Lifetime: 1500})
-	h.ok(u, &CreatePersonalAccessToken{Name: "long", TokenHash: "h2", Lifetime: 1 << 40})
+	h.ok(u, &CreatePersonalAccessToken{Name: "short", TokenHash: "h1", LifetimeMicros: 1500})
+	h.ok(u, &CreatePersonalAccessToken{Name: "long", TokenHash: "h2", LifetimeMicros: 1 << 40})
 	h.ok(u, &CreatePersonalAccessToken{Name: "never", TokenHash: "h3"})
 	tok, _ := h.s.TokenByHash("h1")
 	if tok.Expired(tok.ExpiryAtMicros-1) || !tok.Expired(tok.ExpiryAtMicros) {
