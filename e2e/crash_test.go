@@ -14,13 +14,14 @@ import (
 // Shape of the crash test: crashCycles kill -9 cycles, each letting the
 // producer run for a random time up to crashRunMax before the kill.
 const (
-	crashCycles     = 20
-	crashRunMin     = 20 * time.Millisecond
-	crashRunMax     = 250 * time.Millisecond
-	crashPartitions = 2
-	crashBatch      = 10
-	crashPayloadMax = 200
-	crashBatchesMax = 100_000 // bounds the producer loop of one cycle
+	crashCycles      = 20
+	crashCyclesShort = 5 // with -short
+	crashRunMin      = 20 * time.Millisecond
+	crashRunMax      = 250 * time.Millisecond
+	crashPartitions  = 2
+	crashBatch       = 10
+	crashPayloadMax  = 200
+	crashBatchesMax  = 100_000 // bounds the producer loop of one cycle
 )
 
 // ackedBatch is a batch the server confirmed: it must survive every crash.
@@ -40,13 +41,17 @@ func TestCrashKeepsAcknowledgedMessages(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed>>1))
+	cycles := crashCycles
+	if testing.Short() {
+		cycles = crashCyclesShort
+	}
 
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true})
 	stream, topic := createStreamTopic(t, s.root(), "crash", "log", crashPartitions)
 	var acked []ackedBatch
 	var next uint64 // message numbers, unique over the whole test
 	c := s.root()
-	for cycle := range crashCycles {
+	for cycle := range cycles {
 		result := make(chan []ackedBatch, 1)
 		go func() { result <- produce(c, stream, topic, &next, cycle) }()
 		time.Sleep(crashRunMin + time.Duration(rng.Int64N(int64(crashRunMax-crashRunMin))))
@@ -58,7 +63,7 @@ func TestCrashKeepsAcknowledgedMessages(t *testing.T) {
 		c = s.root()
 		verifyCrash(t, c, stream, topic, acked, cycle)
 	}
-	t.Logf("%d batches acknowledged over %d crashes", len(acked), crashCycles)
+	t.Logf("%d batches acknowledged over %d crashes", len(acked), cycles)
 }
 
 // produce sends batches, alternating partitions, until a send fails (the
