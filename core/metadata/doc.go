@@ -31,6 +31,20 @@
 //     otherwise it moves at once. CompleteRevocation finishes a pending move.
 //   - Deleting a stream or topic prunes every user's grants on it, because
 //     the id will be reused.
+//   - Command kinds equal the consensus operation bytes where the protocol
+//     has them (UpdateResource is 150 and DeleteExpiredTokens 69, ours).
+//     Apply refuses with 3 any command Decode could not have produced.
+//   - ChangePassword carries the stored hash the node verified the current
+//     password against; if another change committed in between, or the
+//     password was wrong (ExpectedHash ""), it commits as 42.
+//   - UpdateResource re-checks the update rules at apply: only
+//     message_expiry and max_topic_size (canonical Uint64) may be set or
+//     reset on a topic, other catalog keys get 4103 or 4104, unknown keys
+//     4041, stream key projections 4105, a key both set and reset 3. A reset
+//     carries the default entry the node derived; it moves to the derived
+//     block.
+//   - Internal ops (RemoveMember, CompleteRevocation, DeleteExpiredTokens)
+//     need manage_servers, so the node submits them as root (user 0).
 //   - Root protection follows the target release: only root may rename root
 //     or change its status, and root cannot deactivate itself (4108). Deleting
 //     root gives 48 and changing root's permissions gives 49 (snapshot codes,
