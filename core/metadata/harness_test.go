@@ -26,10 +26,10 @@ func newHarness(t testing.TB) *harness {
 	return h
 }
 
-func num(id uint32) wire.Identifier              { return wire.NumericID(id) }
-func named(n string) wire.Identifier             { return wire.NamedID(n) }
-func client(n uint64) ClientID                   { return ClientID{Lo: n, Hi: n * 7} }
-func ids(ns ...uint32) []uint32                  { return ns }
+func num(id uint32) wire.Identifier  { return wire.NumericID(id) }
+func named(n string) wire.Identifier { return wire.NamedID(n) }
+func client(n uint64) ClientID       { return ClientID{Lo: n, Hi: n * 7} }
+func ids(ns ...uint32) []uint32      { return ns }
 
 func (h *harness) apply(user uint32, cmd Command) Result {
 	h.t.Helper()
