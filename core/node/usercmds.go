@@ -66,6 +66,6 @@ func (n *Node) buildCreateToken(c *conn, body []byte) (metadata.Command, string,
 	}
 	token := n.crypto.NewToken()
 	return &metadata.CreatePersonalAccessToken{
-		Name: q.Name, TokenHash: n.crypto.HashToken(token), Lifetime: q.Expiry,
+		Name: q.Name, TokenHash: n.crypto.HashToken(token), LifetimeMicros: q.Expiry,
 	}, token, wire.OK
 }
