@@ -25,11 +25,17 @@ func (c *Client) PollMessages(consumer wire.Consumer, stream, topic wire.Identif
 	if err != nil {
 		return 0, nil, err
 	}
+	return decodePoll(payload)
+}
+
+// decodePoll reads and verifies a poll reply body; it never panics on garbage.
+func decodePoll(payload []byte) (uint64, []ReceivedMessage, error) {
 	polled, code := wire.DecodePolledMessages(payload)
 	if code != wire.OK {
 		return 0, nil, decodeFailed("PollMessages", code)
 	}
-	msgs := make([]ReceivedMessage, 0, polled.Prefix.MessagesCount)
+	// Every message is at least a frame header, which bounds the allocation.
+	msgs := make([]ReceivedMessage, 0, min(int(polled.Prefix.MessagesCount), len(payload)/batch.FrameHeaderBytes))
 	for i, rec := range polled.Records {
 		if err := verifyRecord(rec); err != nil {
 			return 0, nil, fmt.Errorf("poll record %d: %w", i, err)
