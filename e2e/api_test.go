@@ -81,7 +81,7 @@ func checkPartitions(t *testing.T, c *client.Client, stream, topic wire.Identifi
 }
 
 // Users and personal access tokens through the client API.
-// covers AUTH-11, SESS-10, SESS-11, SESS-14
+// covers AUTH-11, SESS-10, SESS-11
 func TestUsersAndTokens(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true})
