@@ -70,7 +70,7 @@ type Log struct {
 	polls map[storage.ReqID]*pendingPoll
 
 	offsets        map[offsetKey]uint64
-	offsetFiles    map[offsetKey]bool // the file is known to exist
+	offsetFiles    map[offsetKey]offsetFile // files known to exist
 	offsetPending  map[uint64]*pendingOffset
 	offsetReqCount int
 
@@ -91,7 +91,7 @@ func New(cfg Config, disk Disk) *Log {
 		cache:         tailCache{bytesMax: cfg.CacheBytesMax},
 		polls:         make(map[storage.ReqID]*pendingPoll),
 		offsets:       make(map[offsetKey]uint64),
-		offsetFiles:   make(map[offsetKey]bool),
+		offsetFiles:   make(map[offsetKey]offsetFile),
 		offsetPending: make(map[uint64]*pendingOffset),
 		inflight:      make(map[storage.ReqID]inflight),
 		nextToken:     1,

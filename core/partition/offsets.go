@@ -16,6 +16,15 @@ const (
 	offsetLegacyBytes = 8
 )
 
+// offsetFile is what the log knows of an offset file on disk.
+type offsetFile uint8
+
+const (
+	offsetFileAbsent offsetFile = iota // not known to exist: create it first
+	offsetFileRecord                   // at most 16 bytes: writing a record at 0 replaces it
+	offsetFileLong                     // longer than a record (found at boot): truncate after writing
+)
+
 type offsetKey struct {
 	kind OffsetKind
 	id   uint32
@@ -74,12 +83,17 @@ func (l *Log) StoreOffset(kind OffsetKind, id uint32, offset uint64, sync bool) 
 	p := &pendingOffset{key: key}
 	l.offsetPending[token] = p
 	path := l.offsetPath(kind, id)
-	if !l.offsetFiles[key] {
-		l.offsetFiles[key] = true
+	state := l.offsetFiles[key]
+	if state == offsetFileAbsent {
 		l.submitOffset(p, token, storage.Request{Op: storage.OpCreate, File: path})
 	}
-	// The file only ever holds one record, so writing it at 0 replaces it.
+	l.offsetFiles[key] = offsetFileRecord
+	// The file holds one record, so writing it at 0 replaces it; only a
+	// longer file found at boot needs cutting to the record (§10.5).
 	l.submitOffset(p, token, storage.Request{Op: storage.OpWrite, File: path, Data: [][]byte{encodeOffset(offset)}})
+	if state == offsetFileLong {
+		l.submitOffset(p, token, storage.Request{Op: storage.OpTruncate, File: path, Offset: offsetRecordBytes})
+	}
 	if sync {
 		l.submitOffset(p, token, storage.Request{Op: storage.OpSync, File: path})
 	}
@@ -94,12 +108,12 @@ func (l *Log) DeleteOffset(kind OffsetKind, id uint32) (token uint64, ok bool) {
 		return 0, false
 	}
 	token = l.newToken()
-	delete(l.offsets, key)
-	delete(l.offsetFiles, key)
 	if len(l.offsetPending) >= offsetWritesPendingMax {
 		l.emit(Failed{Token: token, Code: wire.TransientNotAccepted})
 		return token, true
 	}
+	delete(l.offsets, key)
+	delete(l.offsetFiles, key)
 	p := &pendingOffset{key: key}
 	l.offsetPending[token] = p
 	l.submitOffset(p, token, storage.Request{Op: storage.OpDelete, File: l.offsetPath(kind, id)})
@@ -117,7 +131,7 @@ func (l *Log) onOffset(f inflight, c storage.Completion) {
 	p.wait--
 	if c.Result == storage.ResultIOError && p.code == wire.OK {
 		p.code = wire.CannotOpenConsumerOffsetsFile
-		l.offsetFiles[p.key] = false // make the next store create it again
+		delete(l.offsetFiles, p.key) // make the next store create it again
 	}
 	if p.wait > 0 {
 		return
@@ -128,6 +142,27 @@ func (l *Log) onOffset(f inflight, c storage.Completion) {
 		return
 	}
 	l.emit(OffsetStored{Token: f.ref})
+}
+
+// deleteOffsetFiles deletes every offset file known to exist, one request
+// per file (so a later store of the same file stays behind it), in key
+// order so the requests do not depend on map order.
+func (l *Log) deleteOffsetFiles() {
+	keys := make([]offsetKey, 0, len(l.offsetFiles))
+	for k := range l.offsetFiles {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].kind != keys[j].kind {
+			return keys[i].kind < keys[j].kind
+		}
+		return keys[i].id < keys[j].id
+	})
+	for _, k := range keys {
+		l.submit(storage.Request{Op: storage.OpDelete, File: l.offsetPath(k.kind, k.id)}, reqCleanup, 0)
+	}
+	clear(l.offsetFiles)
+	clear(l.offsets)
 }
 
 // failPendingOffsets refuses the offset writes still in flight when the

@@ -85,8 +85,13 @@ func TestOffsetRecoveryRules(t *testing.T) {
 	// The auto-commit path overwrites a discarded file.
 	h.log.StoreOffset(Consumer, 2, 7, false)
 	h.step()
+	h.log.StoreOffset(Consumer, 5, 8, false) // the file with a trailing byte
+	h.step()
 	if off, ok := decodeOffset(h.disk.get(dir + "consumers/2")); !ok || off != 7 {
 		t.Fatal("corrupt file not overwritten")
+	}
+	if off, ok := decodeOffset(h.disk.get(dir + "consumers/5")); !ok || off != 8 {
+		t.Fatalf("long file not cut to one record: %x", h.disk.get(dir+"consumers/5"))
 	}
 }
 

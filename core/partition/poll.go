@@ -181,20 +181,30 @@ func (l *Log) onPollRead(c storage.Completion) {
 		return
 	}
 	data := c.Data
+	if len(data) == 0 {
+		l.pollCorrupt(p) // the file is shorter than its committed bytes
+		return
+	}
 	var needLen uint64
 	for len(data) > 0 {
-		if len(data) < batch.HeaderBytes {
-			needLen = batch.HeaderBytes
+		needLen = batch.HeaderBytes
+		if len(data) >= batch.HeaderBytes {
+			needLen = batch.ParseHeader(data).Length
+		}
+		if needLen > uint64(len(data)) {
+			// The record continues past this read; it must end within the
+			// committed bytes, or the length field is corrupt.
+			if p.position+needLen > p.seg.committedBytes {
+				l.pollCorrupt(p)
+				return
+			}
 			break
 		}
+		needLen = 0
 		h := batch.ParseHeader(data)
-		if h.Length > uint64(len(data)) && h.Length <= batch.RecordBytesMax {
-			needLen = h.Length
-			break
-		}
-		rec := data[:min(h.Length, uint64(len(data)))]
-		if _, code := batch.Validate(rec); code != wire.OK || h.BaseOffset != p.expect {
-			l.emit(PollDone{ID: p.id, Code: wire.CannotReadMessage, CurrentOffset: l.CurrentOffset()})
+		rec := data[:h.Length]
+		if h.Length < recordBytesMin || h.BaseOffset != p.expect {
+			l.pollCorrupt(p)
 			return
 		}
 		data = data[len(rec):]
@@ -207,12 +217,25 @@ func (l *Log) onPollRead(c storage.Completion) {
 			p.found = true
 			p.col.start = h.BaseOffset
 		}
+		if p.expect <= p.col.start {
+			continue // before the wanted offsets: only its header was needed
+		}
+		// Re-hash what is served (validate_checksum).
+		if _, code := batch.Validate(rec); code != wire.OK {
+			l.pollCorrupt(p)
+			return
+		}
 		if !p.col.take(rec, h.BaseOffset, h.Count) {
 			l.finishPoll(p.id, &p.col)
 			return
 		}
 	}
 	l.continuePoll(p, needLen)
+}
+
+// pollCorrupt fails a poll whose read found data that does not check out.
+func (l *Log) pollCorrupt(p *pendingPoll) {
+	l.emit(PollDone{ID: p.id, Code: wire.CannotReadMessage, CurrentOffset: l.CurrentOffset()})
 }
 
 // continuePoll reads on: the rest of a record that crossed the end of the
@@ -235,14 +258,20 @@ func (l *Log) continuePoll(p *pendingPoll, needLen uint64) {
 	l.submitRead(p, needLen)
 }
 
-// replan restarts a poll whose segment retention deleted while it read.
+// replan continues a poll whose segment retention deleted while it read:
+// from the new log start, unless records already collected would then be
+// followed by a gap.
 func (l *Log) replan(p *pendingPoll) {
-	col := collector{remaining: p.col.remaining, bytesLeft: l.cfg.ReadBytesMax}
-	if p.byTimestamp {
-		l.pollTimestamp(p.id, p.timestamp, col)
+	if p.byTimestamp && !p.found {
+		l.pollTimestamp(p.id, p.timestamp, p.col) // nothing collected yet
 		return
 	}
-	col.start = max(p.col.start, l.logStart())
+	col := p.col
+	if col.count > 0 && col.start < l.logStart() {
+		l.finishPoll(p.id, &col)
+		return
+	}
+	col.start = max(col.start, l.logStart())
 	if col.start >= l.committedNext {
 		l.finishPoll(p.id, &col)
 		return

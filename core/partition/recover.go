@@ -39,8 +39,10 @@ type recovery struct {
 	cur    int // the segment being scanned
 	wait   int // repair and offset requests in flight
 	result Recovered
-	// offsets read from disk, applied (and clamped) once all are read.
+	// offsets read from disk, applied (and clamped) once all are read;
+	// files lists every offset file found, corrupt ones included.
 	offsets map[offsetKey]uint64
+	files   map[offsetKey]offsetFile
 }
 
 // recSeg is one segment as found on disk and as scanned.
@@ -69,7 +71,7 @@ type recSeg struct {
 func (l *Log) Recover() {
 	assert.That(l.phase == phaseNew, "partition: Recover in phase %d", l.phase)
 	l.phase = phaseRecovering
-	l.recovery = &recovery{offsets: make(map[offsetKey]uint64)}
+	l.recovery = &recovery{offsets: make(map[offsetKey]uint64), files: make(map[offsetKey]offsetFile)}
 	l.submit(storage.Request{Op: storage.OpList, File: l.cfg.Dir}, reqRecovery, recRef(recList, 0))
 }
 
@@ -307,6 +309,13 @@ func (r *recovery) onOffsetList(l *Log, kind OffsetKind, c storage.Completion) {
 }
 
 func (r *recovery) onOffsetRead(key offsetKey, c storage.Completion) {
+	switch {
+	case c.Result == storage.ResultNotFound:
+	case len(c.Data) > offsetRecordBytes:
+		r.files[key] = offsetFileLong
+	default:
+		r.files[key] = offsetFileRecord
+	}
 	off, ok := decodeOffset(c.Data)
 	if c.Result != storage.ResultOK || !ok {
 		r.result.DiscardedOffsets++
@@ -352,7 +361,9 @@ func (r *recovery) finish(l *Log) {
 			r.result.ClampedOffsets++
 		}
 		l.offsets[k] = off
-		l.offsetFiles[k] = true
+	}
+	for k, f := range r.files {
+		l.offsetFiles[k] = f
 	}
 	l.phase = phaseReady
 	l.recovery = nil

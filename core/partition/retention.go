@@ -96,9 +96,7 @@ func (l *Log) Purge() {
 		l.submit(storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extLog)}, reqCleanup, s.start)
 		l.submit(storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extIndex)}, reqCleanup, s.start)
 	}
-	l.submit(storage.Request{Op: storage.OpDeleteTree, File: l.cfg.Dir + "/" + offsetsDir}, reqCleanup, 0)
-	clear(l.offsets)
-	clear(l.offsetFiles)
+	l.deleteOffsetFiles()
 	l.cache.clear()
 	l.resetEmpty()
 }
