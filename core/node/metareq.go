@@ -128,7 +128,7 @@ func (n *Node) buildCreateTopic(body []byte) (metadata.Command, string, wire.Cod
 		ExplicitOptions: encodeOptions(admitted.Explicit), DerivedOptions: encodeOptions(admitted.Derived),
 		MessageExpiry: opts.MessageExpiryMicros, MaxTopicSize: opts.MaxTopicSizeBytes,
 		CompressionAlgorithm: uint8(opts.CompressionAlgorithm), ReplicationFactor: opts.ReplicationFactor,
-		ResizePolicy: metadata.ResizePolicy(opts.PartitionResizePolicy),
+		ResizePolicy: resizePolicy(opts.PartitionResizePolicy),
 	}, "", wire.OK
 }
 
@@ -177,3 +177,12 @@ func encodeOptions(o wire.Options) []byte {
 }
 
 func metadataClientID(id wire.U128) metadata.ClientID { return metadata.ClientID{Lo: id.Lo, Hi: id.Hi} }
+
+// resizePolicy maps the option's wire value (1 mutable, 2 fixed) onto the
+// metadata's (0 mutable, 1 fixed); the numbers differ, so no cast will do.
+func resizePolicy(p wire.PartitionResizePolicy) metadata.ResizePolicy {
+	if p == wire.ResizeFixed {
+		return metadata.ResizeFixed
+	}
+	return metadata.ResizeMutable
+}
