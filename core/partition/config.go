@@ -33,6 +33,8 @@ const (
 	recordBytesMin = batch.HeaderBytes + batch.FrameHeaderBytes
 	// readBytesMin is the smallest allowed read-size bound.
 	readBytesMin = 64 << 10
+	// eventsMax catches a node that stopped draining TakeEvents.
+	eventsMax = 1 << 20
 )
 
 // Config describes one partition. Sizes are in bytes, durations in µs.

@@ -62,7 +62,7 @@ func lastAtOrBefore(entries []indexEntry, off uint64) int {
 	return lo - 1
 }
 
-// lastBefore is the index of the last entry with timestamp < ts, or -1.
+// lastBeforeTimestamp is the index of the last entry with timestamp < ts, or -1.
 func lastBeforeTimestamp(entries []indexEntry, ts uint64) int {
 	lo, hi := 0, len(entries)
 	for lo < hi {

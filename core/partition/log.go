@@ -156,7 +156,10 @@ func (l *Log) TakeEvents() []Event {
 	return ev
 }
 
-func (l *Log) emit(e Event) { l.events = append(l.events, e) }
+func (l *Log) emit(e Event) {
+	assert.That(len(l.events) < eventsMax, "partition: %d events not taken", len(l.events))
+	l.events = append(l.events, e)
+}
 
 func (l *Log) newToken() uint64 {
 	t := l.nextToken

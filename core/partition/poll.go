@@ -194,7 +194,7 @@ func (l *Log) onPollRead(c storage.Completion) {
 		if needLen > uint64(len(data)) {
 			// The record continues past this read; it must end within the
 			// committed bytes, or the length field is corrupt.
-			if p.position+needLen > p.seg.committedBytes {
+			if needLen > batch.RecordBytesMax || p.position+needLen > p.seg.committedBytes {
 				l.pollCorrupt(p)
 				return
 			}

@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 
@@ -135,18 +136,8 @@ func (r *recovery) onList(l *Log, c storage.Completion) {
 			s.hasIndex, s.indexBytes = true, e.Size
 		}
 	}
-	slices.SortFunc(r.segs, func(a, b *recSeg) int { return cmpUint64(a.start, b.start) })
+	slices.SortFunc(r.segs, func(a, b *recSeg) int { return cmp.Compare(a.start, b.start) })
 	r.scanNext(l)
-}
-
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // scanNext starts on segment r.cur, or moves on to the repairs.
@@ -253,7 +244,7 @@ func (r *recovery) repair(l *Log) {
 		r.repairSegment(l, s)
 	}
 	if kept == 0 {
-		r.segs = append(r.segs[:0], &recSeg{hasLog: false, hasIndex: false})
+		r.segs = append(r.segs[:0], &recSeg{}) // no segments at all: a new partition
 		r.repairSegment(l, r.segs[0])
 	}
 	for _, k := range []OffsetKind{Consumer, Group} {

@@ -156,3 +156,50 @@ func TestPurge(t *testing.T) {
 		t.Fatalf("recovered after purge %+v", r)
 	}
 }
+
+// Polls waiting for the disk when a purge comes are answered empty.
+func TestPurgeAnswersPendingPolls(t *testing.T) {
+	cfg := testConfig()
+	cfg.CacheBytesMax = 0
+	h := segmentedHarness(t, cfg)
+	h.log.Poll(7, StrategyFirst, 0, 5)
+	h.log.Poll(3, StrategyFirst, 0, 5)
+	h.log.Purge()
+	h.step()
+	var ids []uint64
+	for _, e := range h.events {
+		if p, ok := e.(PollDone); ok {
+			if p.MessagesCount != 0 {
+				t.Fatalf("poll %d answered with data after purge", p.ID)
+			}
+			ids = append(ids, p.ID)
+		}
+	}
+	if len(ids) != 2 || ids[0] != 3 || ids[1] != 7 {
+		t.Fatalf("answered %v, want [3 7] in id order", ids)
+	}
+}
+
+// A poll that collected records from one segment and then finds the next
+// one deleted ends with what it has rather than leave a gap.
+func TestPollAcrossDeletedSegment(t *testing.T) {
+	cfg := testConfig()
+	cfg.CacheBytesMax = 0
+	h := segmentedHarness(t, cfg)
+	h.log.Poll(1, StrategyFirst, 0, 1000)
+	h.log.Flush()
+	h.disk.step(h.log) // the first segment's read completes
+	h.log.DeleteSegments(2)
+	h.step()
+	for _, e := range h.events {
+		if p, ok := e.(PollDone); ok && p.ID == 1 {
+			msgs := messages(t, p)
+			if len(msgs) == 0 || msgs[0].offset != 0 {
+				t.Fatalf("poll returned %d messages", len(msgs))
+			}
+			expectRun(t, msgs, 0, len(msgs))
+			return
+		}
+	}
+	t.Fatal("poll not answered")
+}

@@ -220,3 +220,19 @@ func TestBuildRejects(t *testing.T) {
 		t.Fatalf("max span: %d", code)
 	}
 }
+
+func TestNewFramesWalksSlicedFrames(t *testing.T) {
+	rec := stampedGolden(t)
+	if h := ParseHeader(rec); h.LastOffset() != 101 {
+		t.Fatalf("last offset %d", h.LastOffset())
+	}
+	_, frames, _ := Slice(rec, 101, 1)
+	it := NewFrames(frames)
+	f, ok := it.Next()
+	if !ok || f.OffsetDelta != 1 || string(f.Payload) != "second-payload" {
+		t.Fatalf("frame %+v", f)
+	}
+	if _, more := it.Next(); more || it.Err() != wire.OK {
+		t.Fatal("more than one frame")
+	}
+}
