@@ -8,7 +8,7 @@ import (
 	"github.com/iggygo/iggy/wire/batch"
 )
 
-// covers MSG-13, MSG-14
+// covers MSG-13
 func TestAppendCommitsInOffsetOrder(t *testing.T) {
 	h := newHarness(t, testConfig())
 	var tokens []uint64

@@ -17,7 +17,7 @@ func pollConfigs() map[string]Config {
 	return map[string]Config{"cache": cached, "disk": disk}
 }
 
-// covers MSG-10, MSG-13, MSG-14
+// covers MSG-10, MSG-13
 func TestPollOffsetFirstLast(t *testing.T) {
 	for name, cfg := range pollConfigs() {
 		t.Run(name, func(t *testing.T) {
