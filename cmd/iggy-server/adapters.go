@@ -26,8 +26,9 @@ func (passwords) VerifyPassword(hash, p string) bool {
 func (passwords) NewToken() string              { return crypto.NewToken() }
 func (passwords) HashToken(token string) string { return crypto.HashToken(token) }
 
-// diskAdapter turns a refused submission into completions with an I/O error,
-// so the node sees every request answered.
+// diskAdapter runs the node's requests on the real disk. The disk's queue
+// bound (diskRequestsQueuedMax) is far above what the node's own bounds let
+// it submit, so a refusal is a bug in those bounds and stops the process.
 type diskAdapter struct{ d *disk.Disk }
 
 func (a diskAdapter) Submit(reqs ...storage.Request) {

@@ -106,7 +106,7 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 	nc := node.Config{
 		ServerVersion: serverVersion, Hostname: host, OSName: runtime.GOOS, OSVersion: runtime.GOARCH,
 		ProcessID: uint32(os.Getpid()), MaxTokensPerUser: cfg.PersonalAccessToken.MaxTokensPerUser,
-		SegmentSizeBytes: cfg.TopicDefaults.SegmentSize, MaxTopicSizeBytes: cfg.TopicDefaults.MaxTopicSize,
+		SegmentSizeBytes:    cfg.TopicDefaults.SegmentSize,
 		MessageExpiryMicros: uint64(cfg.TopicDefaults.MessageExpiry / time.Microsecond),
 		PartitionCacheBytes: 16 << 20, Root: root,
 	}

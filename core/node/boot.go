@@ -4,7 +4,6 @@ import (
 	"sort"
 
 	"github.com/iggygo/iggy/core/metadata"
-	"github.com/iggygo/iggy/core/partition"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/storage"
 )
@@ -37,7 +36,6 @@ const (
 type booter struct {
 	n          *Node
 	phase      bootPhase
-	pending    storage.ReqID
 	recovering int
 }
 
@@ -45,7 +43,7 @@ type booter struct {
 func (n *Node) Boot() {
 	n.meta = metadata.New()
 	n.boot = &booter{n: n, phase: bootListing}
-	n.boot.pending = n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpList, File: metadataDir})
+	n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpList, File: metadataDir})
 }
 
 func (b *booter) complete(c storage.Completion) {
@@ -81,7 +79,7 @@ func (b *booter) listed(c storage.Completion) {
 	}
 	if c.Result == storage.ResultNotFound || !found || size == 0 {
 		b.phase = bootCreating
-		b.pending = n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpCreate, File: journalPath})
+		n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpCreate, File: journalPath})
 		return
 	}
 	if c.Result != storage.ResultOK {
@@ -93,7 +91,7 @@ func (b *booter) listed(c storage.Completion) {
 		return
 	}
 	b.phase = bootReading
-	b.pending = n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpRead, File: journalPath, Len: size})
+	n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpRead, File: journalPath, Len: size})
 }
 
 // createRoot commits the root user as op 1 of a fresh journal (ROOT-5).
@@ -199,5 +197,3 @@ func (k partKey) less(o partKey) bool {
 	}
 	return k.partition < o.partition
 }
-
-var _ = partition.New

@@ -29,7 +29,6 @@ type client struct {
 // receipt is a committed reply, kept byte for byte.
 type receipt struct {
 	request   uint64
-	checksum  wire.U128
 	operation wire.Operation
 	op        uint64
 	body      []byte

@@ -15,13 +15,12 @@ type Config struct {
 	ProcessID                                  uint32
 
 	// Addresses advertised by GetClusterMetadata.
-	AdvertisedHost                         string
-	TCPPort, QUICPort, HTTPPort, WSPort    uint16
-	MaxTokensPerUser                       uint32
-	SegmentSizeBytes                       uint64 // default for topics that do not set it
-	MessageExpiryMicros, MaxTopicSizeBytes uint64 // server defaults (0 options resolve to these)
-	PartitionCacheBytes                    uint64
-	HeartbeatIntervalTicks                 uint64 // 0 disables stale-client eviction
+	AdvertisedHost                      string
+	TCPPort, QUICPort, HTTPPort, WSPort uint16
+	MaxTokensPerUser                    uint32
+	SegmentSizeBytes                    uint64 // default for topics that do not set it
+	MessageExpiryMicros                 uint64 // server default for topics that do not set it
+	PartitionCacheBytes                 uint64
 	// Root is set on a fresh start only: the credentials of op 1.
 	Root *RootCredentials
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/clock"
 	"github.com/iggygo/iggy/io/storage"
+	"github.com/iggygo/iggy/wire"
 )
 
 // Ready is what one or more steps produced, for the caller to carry out.
@@ -44,6 +45,7 @@ type Node struct {
 
 	nextReqID storage.ReqID
 	owners    map[storage.ReqID]owner
+	readers   map[wire.Command]reader
 
 	*state
 }
@@ -66,7 +68,9 @@ const (
 // New makes a node that has not booted yet; call Boot next.
 func New(cfg Config, crypto Crypto) *Node {
 	cfg.validate()
-	return &Node{cfg: cfg, crypto: crypto, owners: map[storage.ReqID]owner{}, state: newState()}
+	n := &Node{cfg: cfg, crypto: crypto, owners: map[storage.ReqID]owner{}, state: newState()}
+	n.readers = n.newReaders()
+	return n
 }
 
 // TakeReady returns everything produced since the last call.

@@ -7,11 +7,6 @@ import (
 	"github.com/iggygo/iggy/wire/batch"
 )
 
-type offsetKey struct {
-	part  partKey
-	token uint64
-}
-
 // lastOffset is the offset of the last message of a poll's records: the
 // first message's offset plus the count, as offsets are contiguous.
 func lastOffset(records [][]byte, count uint32) uint64 {
@@ -95,7 +90,7 @@ func (n *Node) storeOffset(c *conn, h wire.RequestHeader, body []byte) {
 		return
 	}
 	token := log.StoreOffset(kind, consumer, q.Offset, true)
-	n.offsetWaits[offsetKey{k, token}] = pendingSend{conn: c, header: h}
+	n.writes[writeKey{k, token}] = pendingWrite{conn: c, header: h, offset: true}
 }
 
 // deleteOffset serves DeleteConsumerOffset (162).
@@ -118,22 +113,5 @@ func (n *Node) deleteOffset(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, wire.ConsumerOffsetNotFound)
 		return
 	}
-	n.offsetWaits[offsetKey{k, token}] = pendingSend{conn: c, header: h}
-}
-
-func (n *Node) offsetStored(k partKey, token uint64, code wire.Code) {
-	ok := offsetKey{k, token}
-	p, found := n.offsetWaits[ok]
-	if !found {
-		return
-	}
-	delete(n.offsetWaits, ok)
-	if _, open := n.conns[p.conn.id]; !open {
-		return
-	}
-	if code != wire.OK {
-		n.deny(p.conn, p.header, code)
-		return
-	}
-	n.framed(p.conn, p.header, 0)
+	n.writes[writeKey{k, token}] = pendingWrite{conn: c, header: h, offset: true}
 }

@@ -103,12 +103,11 @@ func (n *Node) partitionCompletion(k partKey, c storage.Completion) {
 func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 	switch ev := ev.(type) {
 	case partition.Committed:
-		n.sendCommitted(k, ev.Token, ev.BaseOffset, wire.OK)
+		n.written(k, ev.Token, ev.BaseOffset, wire.OK)
 	case partition.Failed:
-		n.sendCommitted(k, ev.Token, 0, ev.Code)
-		n.offsetStored(k, ev.Token, ev.Code)
+		n.written(k, ev.Token, 0, ev.Code)
 	case partition.OffsetStored:
-		n.offsetStored(k, ev.Token, wire.OK)
+		n.written(k, ev.Token, 0, wire.OK)
 	case partition.PollDone:
 		n.pollDone(ev)
 	case partition.Recovered:

@@ -16,7 +16,7 @@ func (n *Node) nonReplicated(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, wire.Unauthenticated)
 		return
 	}
-	if read, ok := n.readers()[code]; ok {
+	if read, ok := n.readers[code]; ok {
 		read(c, h, body)
 		return
 	}
@@ -34,7 +34,8 @@ func (n *Node) nonReplicated(c *conn, h wire.RequestHeader, body []byte) {
 
 type reader func(c *conn, h wire.RequestHeader, body []byte)
 
-func (n *Node) readers() map[wire.Command]reader {
+// newReaders is the dispatch table of the NR reads, built once per node.
+func (n *Node) newReaders() map[wire.Command]reader {
 	return map[wire.Command]reader{
 		wire.CmdPing:                    func(c *conn, h wire.RequestHeader, _ []byte) { n.raw(c, h) },
 		wire.CmdPollMessages:            n.poll,

@@ -7,15 +7,19 @@ import (
 	"github.com/iggygo/iggy/wire/xxh32"
 )
 
-// sendKey names an append awaiting its commit.
-type sendKey struct {
+// writeKey names an append or offset write of one partition log; a log
+// draws both kinds of token from one counter, so one map serves both.
+type writeKey struct {
 	part  partKey
 	token uint64
 }
 
-type pendingSend struct {
+// pendingWrite is the request a write answers: a send (confirmation) or an
+// offset store/delete (empty result section).
+type pendingWrite struct {
 	conn   *conn
 	header wire.RequestHeader
+	offset bool
 }
 
 // partitionRequest routes the partition-plane ops 160-162. They carry no
@@ -62,14 +66,35 @@ func (n *Node) send(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
-	opts := topicOptions(t)
-	sync := opts.Durability == wire.DurabilityPersisted || opts.EnforceFsync
-	token, base := log.Append(q.Batch, n.now.NowMicros, sync)
-	if opts.Durability == wire.DurabilityNone {
+	policy := n.sendPolicy(topicKey{s.ID, t.ID}, t)
+	token, base := log.Append(q.Batch, n.now.NowMicros, policy.sync)
+	if policy.noAck {
 		n.sendReply(c, h, k, base)
 		return
 	}
-	n.sends[sendKey{k, token}] = pendingSend{conn: c, header: h}
+	n.writes[writeKey{k, token}] = pendingWrite{conn: c, header: h}
+}
+
+// sendPolicy is what a send needs of its topic's options. Durability is
+// fixed at create, so it is decoded once per topic incarnation, not per send.
+type sendPolicy struct {
+	createdOp uint64 // the topic incarnation the entry belongs to (ids are reused)
+	sync      bool   // fdatasync before the reply (persisted, or enforce_fsync)
+	noAck     bool   // reply as soon as the batch is queued (durability none)
+}
+
+func (n *Node) sendPolicy(k topicKey, t *metadata.Topic) sendPolicy {
+	if p, ok := n.policies[k]; ok && p.createdOp == t.CreatedOp {
+		return p
+	}
+	opts := topicOptions(t)
+	p := sendPolicy{
+		createdOp: t.CreatedOp,
+		sync:      opts.Durability == wire.DurabilityPersisted || opts.EnforceFsync,
+		noAck:     opts.Durability == wire.DurabilityNone,
+	}
+	n.policies[k] = p
+	return p
 }
 
 // pickPartition applies the partitioning of protocol-data.md 5.3.
@@ -101,22 +126,26 @@ func (n *Node) pickPartition(s *metadata.Stream, t *metadata.Topic, p wire.Parti
 	return k, wire.OK
 }
 
-// sendCommitted answers the send whose append token committed (or failed).
-func (n *Node) sendCommitted(k partKey, token, base uint64, code wire.Code) {
-	sk := sendKey{k, token}
-	p, ok := n.sends[sk]
+// written answers the send or offset write whose token completed: with the
+// code when it failed, else a confirmation or an empty result section.
+func (n *Node) written(k partKey, token, base uint64, code wire.Code) {
+	wk := writeKey{k, token}
+	p, ok := n.writes[wk]
 	if !ok {
 		return
 	}
-	delete(n.sends, sk)
+	delete(n.writes, wk)
 	if _, open := n.conns[p.conn.id]; !open {
 		return
 	}
-	if code != wire.OK {
+	switch {
+	case code != wire.OK:
 		n.deny(p.conn, p.header, code)
-		return
+	case p.offset:
+		n.framed(p.conn, p.header, 0)
+	default:
+		n.sendReply(p.conn, p.header, k, base)
 	}
-	n.sendReply(p.conn, p.header, k, base)
 }
 
 func (n *Node) sendReply(c *conn, h wire.RequestHeader, k partKey, base uint64) {

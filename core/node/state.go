@@ -20,27 +20,28 @@ type state struct {
 
 	partitions map[partKey]*partition.Log
 	// waiting maps a proposed metadata op to the connection awaiting its reply.
-	waiting     map[uint64]waiter
-	sends       map[sendKey]pendingSend
-	offsetWaits map[offsetKey]pendingSend
-	polls       map[uint64]pendingPoll
-	pollSeq     uint64
+	waiting map[uint64]waiter
+	// writes maps an append or offset write awaiting its completion to its requester.
+	writes  map[writeKey]pendingWrite
+	polls   map[uint64]pendingPoll
+	pollSeq uint64
 
 	balanced map[topicKey]uint32 // round-robin cursors of Balanced sends
+	policies map[topicKey]sendPolicy
 
 	startMicros uint64
 }
 
 func newState() *state {
 	return &state{
-		clients:     map[wire.U128]*client{},
-		conns:       map[bus.ConnID]*conn{},
-		partitions:  map[partKey]*partition.Log{},
-		waiting:     map[uint64]waiter{},
-		sends:       map[sendKey]pendingSend{},
-		offsetWaits: map[offsetKey]pendingSend{},
-		polls:       map[uint64]pendingPoll{},
-		balanced:    map[topicKey]uint32{},
+		clients:    map[wire.U128]*client{},
+		conns:      map[bus.ConnID]*conn{},
+		partitions: map[partKey]*partition.Log{},
+		waiting:    map[uint64]waiter{},
+		writes:     map[writeKey]pendingWrite{},
+		policies:   map[topicKey]sendPolicy{},
+		polls:      map[uint64]pendingPoll{},
+		balanced:   map[topicKey]uint32{},
 	}
 }
 
