@@ -85,7 +85,8 @@ func (n *Node) storeOffset(c *conn, h wire.RequestHeader, body []byte) {
 		return
 	}
 	log := n.partitions[k]
-	if log.Empty() || q.Offset > log.CurrentOffset() {
+	// An external group's offsets may run past the partition's range (CGRP-3).
+	if kind != partition.External && (log.Empty() || q.Offset > log.CurrentOffset()) {
 		n.deny(c, h, wire.InvalidOffset)
 		return
 	}

@@ -88,11 +88,10 @@ func (n *Node) resolveConsumer(c *conn, s *metadata.Stream, t *metadata.Topic, c
 		}
 		return partition.Group, g.ID, pid, wire.OK
 	case wire.ConsumerKindConsumer:
-		id := cons.ID.ID
-		if !cons.ID.Numeric {
-			id = xxh32.Hash([]byte(cons.ID.Name), 0)
-		}
-		return partition.Consumer, id, pid, wire.OK
+		return partition.Consumer, consumerKey(cons.ID), pid, wire.OK
+	case wire.ConsumerKindExternalGroup:
+		// Managed outside Iggy: no membership here, the id is only a key (CGRP-2).
+		return partition.External, consumerKey(cons.ID), pid, wire.OK
 	}
 	return 0, 0, 0, wire.InvalidCommand
 }
@@ -139,4 +138,13 @@ func (n *Node) autoCommit(p pendingPoll, ev partition.PollDone) {
 		return
 	}
 	log.StoreOffset(p.kind, p.consumer, last, false)
+}
+
+// consumerKey is a consumer's offset key: its numeric id, or XXH32 of its
+// name (protocol-data.md 6).
+func consumerKey(id wire.Identifier) uint32 {
+	if id.Numeric {
+		return id.ID
+	}
+	return xxh32.Hash([]byte(id.Name), 0)
 }

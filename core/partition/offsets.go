@@ -71,7 +71,7 @@ func (l *Log) Offset(kind OffsetKind, id uint32) (uint64, bool) {
 // partition holds too many offsets. The range rules (InvalidOffset, §7.2)
 // are the node's.
 func (l *Log) StoreOffset(kind OffsetKind, id uint32, offset uint64, sync bool) (token uint64) {
-	assert.That(kind == Consumer || kind == Group, "partition: offset kind %d", kind)
+	assert.That(kind >= Consumer && kind <= External, "partition: offset kind %d", kind)
 	token = l.newToken()
 	key := offsetKey{kind, id}
 	_, known := l.offsets[key]

@@ -52,11 +52,17 @@ const (
 	Consumer OffsetKind = 1
 	// Group is a consumer group (wire consumer kind 2).
 	Group OffsetKind = 2
+	// External is a group managed outside Iggy, such as a Kafka gateway
+	// (wire consumer kind 3). Its offsets may exceed the partition's range.
+	External OffsetKind = 3
 )
 
 func (k OffsetKind) dir() string {
-	if k == Group {
+	switch k {
+	case Group:
 		return offsetsDir + "/groups"
+	case External:
+		return offsetsDir + "/external"
 	}
 	return offsetsDir + "/consumers"
 }

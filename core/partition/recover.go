@@ -247,7 +247,7 @@ func (r *recovery) repair(l *Log) {
 		r.segs = append(r.segs[:0], &recSeg{}) // no segments at all: a new partition
 		r.repairSegment(l, r.segs[0])
 	}
-	for _, k := range []OffsetKind{Consumer, Group} {
+	for _, k := range []OffsetKind{Consumer, Group, External} {
 		r.wait++
 		l.submit(storage.Request{Op: storage.OpList, File: l.offsetDirPath(k)}, reqRecovery, recRef(recOffsetList, uint64(k)))
 	}
@@ -347,7 +347,7 @@ func (r *recovery) finish(l *Log) {
 	last.state = segOpen
 	l.nextOffset, l.committedNext = last.next, last.next
 	for k, off := range r.offsets {
-		if off > l.CurrentOffset() {
+		if k.kind != External && off > l.CurrentOffset() {
 			off = l.CurrentOffset()
 			r.result.ClampedOffsets++
 		}
