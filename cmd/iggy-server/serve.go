@@ -20,6 +20,7 @@ import (
 	"github.com/iggygo/iggy/adapters/tcp"
 	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/io/clock"
 )
 
 // serverVersion is this build's version string, reported at login and in stats.
@@ -109,6 +110,9 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		SegmentSizeBytes:    cfg.TopicDefaults.SegmentSize,
 		MessageExpiryMicros: uint64(cfg.TopicDefaults.MessageExpiry / time.Microsecond),
 		PartitionCacheBytes: 16 << 20, Root: root,
+	}
+	if cfg.Heartbeat.Enabled {
+		nc.HeartbeatIntervalTicks = uint64(cfg.Heartbeat.Interval / (clock.TickMillis * time.Millisecond))
 	}
 	var err error
 	if nc.AdvertisedHost, nc.TCPPort, err = hostPort(cfg.TCP.Enabled, cfg.TCP.Address); err != nil {

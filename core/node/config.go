@@ -21,6 +21,8 @@ type Config struct {
 	SegmentSizeBytes                    uint64 // default for topics that do not set it
 	MessageExpiryMicros                 uint64 // server default for topics that do not set it
 	PartitionCacheBytes                 uint64
+	// HeartbeatIntervalTicks paces stale-member eviction; 0 turns it off.
+	HeartbeatIntervalTicks uint64
 	// Root is set on a fresh start only: the credentials of op 1.
 	Root *RootCredentials
 }

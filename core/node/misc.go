@@ -15,6 +15,7 @@ func (n *Node) onTick() {
 	if n.boot == nil || n.boot.phase != bootDone {
 		return
 	}
+	n.evictStale()
 	if n.now.Ticks%retentionEveryTicks != 0 {
 		return
 	}
