@@ -38,6 +38,7 @@ const (
 	OpDeletePersonalAccessToken       Operation = 147
 	OpJoinConsumerGroup               Operation = 148
 	OpLeaveConsumerGroup              Operation = 149
+	OpUpdateResource                  Operation = 150 // ours: the target release names code 16 but no byte
 	OpSendMessages                    Operation = 160
 	OpStoreConsumerOffset             Operation = 161
 	OpDeleteConsumerOffset            Operation = 162
@@ -82,6 +83,7 @@ var operationNames = map[Operation]string{
 	OpDeletePersonalAccessToken:       "DeletePersonalAccessToken",
 	OpJoinConsumerGroup:               "JoinConsumerGroup",
 	OpLeaveConsumerGroup:              "LeaveConsumerGroup",
+	OpUpdateResource:                  "UpdateResource",
 	OpSendMessages:                    "SendMessages",
 	OpStoreConsumerOffset:             "StoreConsumerOffset",
 	OpDeleteConsumerOffset:            "DeleteConsumerOffset",
@@ -119,7 +121,7 @@ func (op Operation) Metadata() bool { return op >= opMetadataFirst && op < opPar
 func (op Operation) Partition() bool { return op >= opPartitionFirst }
 
 // ResultFramed reports whether a status-0 reply carrying op has a result
-// section (1.8): 64-68, 128-137, 139-149, 161, 162, and Register whenever its
+// section (1.8): 64-68, 128-137, 139-150, 161, 162, and Register whenever its
 // body is non-empty. NonReplicated, Logout, SendMessages and DeleteSegments
 // (which normally answers as 68) are raw.
 func (op Operation) ResultFramed(bodyLen int) bool {
@@ -217,7 +219,7 @@ var commandTable = [...]commandInfo{
 	{CmdGetClusterMetadata, "GetClusterMetadata", OpNonReplicated, false},
 	{CmdDescribeOptions, "DescribeOptions", OpNonReplicated, false},
 	{CmdBindSession, "BindSession", OpNonReplicated, false},
-	{CmdUpdateResource, "UpdateResource", OpNonReplicated, false},
+	{CmdUpdateResource, "UpdateResource", OpUpdateResource, false},
 	{CmdGetMetadataChanges, "GetMetadataChanges", OpNonReplicated, false},
 	{CmdGetMe, "GetMe", OpNonReplicated, false},
 	{CmdGetClient, "GetClient", OpNonReplicated, false},

@@ -20,7 +20,7 @@ func TestRetiredCommandsNotServed(t *testing.T) {
 // The target release's new codes are served NR commands (protocol-framing.md 11).
 // covers TRAN-1
 func TestTargetCommandsServed(t *testing.T) {
-	for _, c := range []Command{13, 15, 16, 17, 100, 105, 106, 108, 109, 120} {
+	for _, c := range []Command{13, 15, 17, 100, 105, 106, 108, 109, 120} {
 		if !CommandServed(c) || CommandReplicated(c) || OperationForCommand(c) != OpNonReplicated {
 			t.Errorf("code %d (%s) must be a served NR command", c, c.Name())
 		}
@@ -50,13 +50,13 @@ func TestCommandTableShape(t *testing.T) {
 
 // covers TRAN-1
 func TestOperationCommandMapping(t *testing.T) {
-	// The 25 codes with their own operation byte (section 2 and 3).
+	// The 26 codes with their own operation byte (section 2 and 3).
 	own := map[Command]Operation{
 		33: 141, 34: 143, 35: 142, 36: 145, 37: 144, 42: 146, 43: 147, 101: 160, 121: 161, 122: 162,
 		202: 128, 203: 130, 204: 129, 205: 131, 302: 132, 303: 134, 304: 133, 305: 135, 402: 136,
-		403: 137, 503: 138, 602: 139, 603: 140, 604: 148, 605: 149,
+		403: 137, 503: 138, 602: 139, 603: 140, 604: 148, 605: 149, 16: 150, // 150 is ours (RES-5)
 	}
-	if len(own) != 25 {
+	if len(own) != 26 {
 		t.Fatal("fixture")
 	}
 	for c, op := range own {
@@ -77,7 +77,7 @@ func TestOperationCommandMapping(t *testing.T) {
 	if c, ok := CommandForOperation(OpLogout); !ok || c != CmdLogoutUser {
 		t.Error("logout")
 	}
-	for _, op := range []Operation{0, OpRegister, OpNonReplicated, 64, 68, 4, 150, 255} {
+	for _, op := range []Operation{0, OpRegister, OpNonReplicated, 64, 68, 4, 151, 255} {
 		if _, ok := CommandForOperation(op); ok {
 			t.Errorf("op %d must not map to one command", op)
 		}
@@ -99,7 +99,7 @@ func TestOperationBands(t *testing.T) {
 			continue
 		}
 		declared++
-		framed := (v >= 64 && v <= 68) || (v >= 128 && v <= 149 && v != 138) || v == 161 || v == 162
+		framed := (v >= 64 && v <= 68) || (v >= 128 && v <= 150 && v != 138) || v == 161 || v == 162
 		if op.ResultFramed(4) != (framed || v == 1) {
 			t.Errorf("op %d framed %v", v, op.ResultFramed(4))
 		}
@@ -107,8 +107,8 @@ func TestOperationBands(t *testing.T) {
 			t.Errorf("op %d client allowed %v", v, OperationClientAllowed(op))
 		}
 	}
-	if declared != 33 {
-		t.Fatalf("%d declared operations, want 33", declared)
+	if declared != 34 {
+		t.Fatalf("%d declared operations, want 34", declared)
 	}
 	if OpRegister.ResultFramed(0) {
 		t.Error("an empty Register body is raw")

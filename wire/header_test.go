@@ -145,7 +145,7 @@ func TestRequestHeaderVerdicts(t *testing.T) {
 		{"client high only", func(h *RequestHeader, _ []byte) []byte { h.Client = U128{Hi: 1}; return nil }, VerdictAccept},
 		{"operation 0", func(h *RequestHeader, _ []byte) []byte { h.Operation = 0; return nil }, VerdictDrop},
 		{"operation 4 undeclared", func(h *RequestHeader, _ []byte) []byte { h.Operation = 4; return nil }, VerdictDrop},
-		{"operation 150 undeclared", func(h *RequestHeader, _ []byte) []byte { h.Operation = 150; return nil }, VerdictDrop},
+		{"operation 151 undeclared", func(h *RequestHeader, _ []byte) []byte { h.Operation = 151; return nil }, VerdictDrop},
 		{"operation 163 undeclared", func(h *RequestHeader, _ []byte) []byte { h.Operation = 163; return nil }, VerdictDrop},
 		{"internal op passes header", func(h *RequestHeader, _ []byte) []byte { h.Operation = OpTruncatePartition; return nil }, VerdictAccept},
 		{"metadata session 0", func(h *RequestHeader, _ []byte) []byte { h.Session = 0; return nil }, VerdictDrop},
