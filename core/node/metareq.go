@@ -93,6 +93,8 @@ func (n *Node) buildCommand(c *conn, op wire.Operation, body []byte) (metadata.C
 	case wire.OpLeaveConsumerGroup:
 		q, code := wire.DecodeGroupRef(body)
 		return &metadata.LeaveConsumerGroup{Stream: q.StreamID, Topic: q.TopicID, Group: q.GroupID, Client: metadataClientID(c.client)}, "", code
+	case wire.OpUpdateResource:
+		return n.buildUpdateResource(body)
 	}
 	return n.buildUserCommand(c, op, body)
 }
