@@ -6,11 +6,13 @@ import (
 	"github.com/iggygo/iggy/io/storage"
 )
 
-func create(name string) storage.Request { return storage.Request{Op: storage.OpCreate, File: name} }
+func create(name string) storage.Request  { return storage.Request{Op: storage.OpCreate, File: name} }
 func syncReq(name string) storage.Request { return storage.Request{Op: storage.OpSync, File: name} }
 func list(name string) storage.Request    { return storage.Request{Op: storage.OpList, File: name} }
 func del(name string) storage.Request     { return storage.Request{Op: storage.OpDelete, File: name} }
-func delTree(name string) storage.Request { return storage.Request{Op: storage.OpDeleteTree, File: name} }
+func delTree(name string) storage.Request {
+	return storage.Request{Op: storage.OpDeleteTree, File: name}
+}
 
 func write(name string, offset uint64, data ...[]byte) storage.Request {
 	return storage.Request{Op: storage.OpWrite, File: name, Offset: offset, Data: data}
