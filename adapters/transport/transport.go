@@ -50,6 +50,10 @@ func (h *Hub) Open(c Conn, t bus.Transport, addr string) bus.ConnID {
 // Frame hands a complete request frame to the node.
 func (h *Hub) Frame(id bus.ConnID, frame []byte) { h.inbox <- bus.ClientFrame{Conn: id, Frame: frame} }
 
+// Input hands the node an input an adapter makes other than a frame: the
+// HTTP adapter's node.TrustedRegister, after it verified a bearer itself.
+func (h *Hub) Input(in any) { h.inbox <- in }
+
 // Closed forgets id and tells the node (implicit logout).
 func (h *Hub) Closed(id bus.ConnID) {
 	h.mu.Lock()

@@ -95,6 +95,8 @@ func (n *Node) Step(in any) {
 		n.onConnClosed(m.Conn)
 	case bus.ClientFrame:
 		n.onFrame(m.Conn, m.Frame)
+	case TrustedRegister:
+		n.trustedRegister(m)
 	case storage.Completion:
 		n.onCompletion(m)
 	default:
