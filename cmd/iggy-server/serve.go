@@ -82,12 +82,9 @@ func prepareStorage(cfg *config.Config, f flags) (*node.RootCredentials, error) 
 	if _, err := storagegate.Check(cfg.System.Path); err != nil {
 		return nil, err
 	}
-	exists := false
-	if st, err := os.Stat(filepath.Join(cfg.System.Path, "metadata", "journal.wal")); err == nil && st.Size() > 0 {
-		exists = true
-	}
 	dec, err := rootcreds.Resolve(rootcreds.Inputs{
-		LookupEnv: os.LookupEnv, WithDefaultRootCredentials: f.withDefaultRootCredentials, MetadataExists: exists,
+		LookupEnv: os.LookupEnv, WithDefaultRootCredentials: f.withDefaultRootCredentials,
+		MetadataExists: metadataExists(cfg.System.Path),
 	})
 	if err != nil {
 		return nil, &usageError{msg: err.Error()}
@@ -110,6 +107,9 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		SegmentSizeBytes:    cfg.TopicDefaults.SegmentSize,
 		MessageExpiryMicros: uint64(cfg.TopicDefaults.MessageExpiry / time.Microsecond),
 		PartitionCacheBytes: 16 << 20, Root: root,
+		// A checkpoint every journal_slots ops keeps the journal replayed at boot short.
+		CheckpointEveryOps: uint64(cfg.Metadata.JournalSlots),
+		PartitionsMax:      cfg.Metadata.PartitionsMax,
 	}
 	if cfg.Heartbeat.Enabled {
 		nc.HeartbeatIntervalTicks = uint64(cfg.Heartbeat.Interval / (clock.TickMillis * time.Millisecond))
@@ -175,4 +175,22 @@ func (l *listeners) close(hub *transport.Hub) {
 		_ = l.tcp.Close()
 	}
 	hub.CloseAll()
+}
+
+// metadataExists reports whether the storage already holds metadata (a
+// superblock or a non-empty journal segment), so root exists (ROOT-9).
+func metadataExists(systemPath string) bool {
+	meta := filepath.Join(systemPath, "metadata")
+	for _, name := range []string{"superblock.a", "superblock.b"} {
+		if st, err := os.Stat(filepath.Join(meta, name)); err == nil && st.Size() > 0 {
+			return true
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(meta, "journal"))
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Size() > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -14,6 +14,7 @@ func (n *Node) applyCommitted() {
 			n.boot.rootCommitted()
 		}
 	}
+	n.maybeCheckpoint()
 }
 
 // applyPrepare applies one committed op. Replay at boot runs the same code

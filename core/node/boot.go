@@ -1,41 +1,54 @@
 package node
 
 import (
-	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/storage"
+	"github.com/zeebo/xxh3"
 )
 
-// Metadata files, fixed names under the data root (protocol-data.md 10.1).
+// Metadata files, fixed names under the data root.
 const (
-	journalPath = "metadata/journal.wal"
-	metadataDir = "metadata"
+	metadataDir  = "metadata"
+	journalDir   = "metadata/journal"
+	snapshotPath = "metadata/snapshot.bin"
+	snapshotTemp = "metadata/snapshot.tmp"
 )
 
-// journalReadBytesMax bounds the journal read at boot. Without checkpoints the
-// whole journal is replayed; past this size the node refuses to boot rather
-// than read without bound (checkpoints lift it).
+// superblockPaths are the two slots, written in turn.
+var superblockPaths = [2]string{"metadata/superblock.a", "metadata/superblock.b"}
+
+// journalReadBytesMax bounds the journal bytes read at boot: checkpoints keep
+// the journal after the last one short, so more means something is wrong.
 const journalReadBytesMax = 1 << 30
 
 type bootPhase uint8
 
 const (
 	bootListing bootPhase = iota + 1
-	bootReading
-	bootCreating
+	bootReadingSuperblocks
+	bootReadingSnapshot
+	bootListingJournal
+	bootReadingJournal
 	bootRootCommit
 	bootPartitions
 	bootDone
 )
 
-// booter walks recovery: list metadata, read and replay the journal (or
-// create it and commit root as op 1 on fresh storage), then recover every
-// partition log.
+// booter walks recovery: list metadata; on fresh storage create the
+// superblock and journal and commit root as op 1; otherwise read the
+// superblock, restore its checkpoint image, read and replay the journal
+// after it; then recover every partition log.
 type booter struct {
 	n          *Node
 	phase      bootPhase
+	reads      map[storage.ReqID]int // outstanding reads, by index into data
+	data       [][]byte
+	sb         vsr.Superblock
+	segments   []vsr.Segment
 	recovering int
 }
 
@@ -48,60 +61,166 @@ func (n *Node) Boot() {
 
 func (b *booter) complete(c storage.Completion) {
 	n := b.n
+	if c.Result == storage.ResultIOError {
+		n.fatal("boot: disk request %d failed: %s", c.ID, c.Err)
+		return
+	}
 	switch b.phase {
 	case bootListing:
 		b.listed(c)
-	case bootReading:
-		if c.Result != storage.ResultOK {
-			n.fatal("cannot read %s: %s", journalPath, c.Err)
-			return
+	case bootListingJournal:
+		b.listedJournal(c)
+	case bootReadingSuperblocks, bootReadingSnapshot, bootReadingJournal:
+		if b.gather(c) {
+			b.readDone()
 		}
-		b.replay(c.Data)
-	case bootCreating:
-		if c.Result != storage.ResultOK {
-			n.fatal("cannot create %s: %s", journalPath, c.Err)
-			return
-		}
-		b.createRoot()
 	default:
 		n.fatal("unexpected boot completion in phase %d", b.phase)
 	}
 }
 
-func (b *booter) listed(c storage.Completion) {
-	n := b.n
-	var size uint64
-	found := false
-	for _, e := range c.Entries {
-		if e.Name == "journal.wal" {
-			size, found = e.Size, true
-		}
+// read asks for whole files; gather collects them by index.
+func (b *booter) read(files []string, sizes []uint64) {
+	b.reads = map[storage.ReqID]int{}
+	b.data = make([][]byte, len(files))
+	for i, f := range files {
+		id := b.n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpRead, File: f, Len: sizes[i]})
+		b.reads[id] = i
 	}
-	if c.Result == storage.ResultNotFound || !found || size == 0 {
-		b.phase = bootCreating
-		n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpCreate, File: journalPath})
-		return
+	if len(files) == 0 {
+		b.readDone()
 	}
-	if c.Result != storage.ResultOK {
-		n.fatal("cannot list %s: %s", metadataDir, c.Err)
-		return
-	}
-	if size > journalReadBytesMax {
-		n.fatal("%s is %d bytes, above the %d this build replays", journalPath, size, journalReadBytesMax)
-		return
-	}
-	b.phase = bootReading
-	n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpRead, File: journalPath, Len: size})
 }
 
-// createRoot commits the root user as op 1 of a fresh journal (ROOT-5).
-func (b *booter) createRoot() {
+func (b *booter) gather(c storage.Completion) bool {
+	i, ok := b.reads[c.ID]
+	if !ok {
+		return false
+	}
+	delete(b.reads, c.ID)
+	b.data[i] = c.Data
+	return len(b.reads) == 0
+}
+
+func (b *booter) readDone() {
+	switch b.phase {
+	case bootReadingSuperblocks:
+		b.superblocksRead()
+	case bootReadingSnapshot:
+		b.snapshotRead()
+	case bootReadingJournal:
+		b.replay()
+	}
+}
+
+func (b *booter) listed(c storage.Completion) {
+	var files []string
+	var sizes []uint64
+	journal := false
+	for _, e := range c.Entries {
+		switch {
+		case e.Name == "superblock.a" || e.Name == "superblock.b":
+			files, sizes = append(files, metadataDir+"/"+e.Name), append(sizes, vsr.SuperblockSize)
+		case e.Name == "journal" && e.IsDir:
+			journal = true
+		}
+	}
+	if len(files) == 0 && !journal {
+		b.createFresh()
+		return
+	}
+	b.phase = bootReadingSuperblocks
+	b.read(files, sizes)
+}
+
+// superblocksRead picks the newest valid slot. No valid slot with a journal
+// present is a journal that never checkpointed: replay it from op 1.
+func (b *booter) superblocksRead() {
+	var slots [2][]byte
+	copy(slots[:], b.data)
+	sb, ok := vsr.Newest(slots[0], slots[1])
+	if !ok {
+		sb = vsr.Superblock{}
+	}
+	b.sb = sb
+	if sb.CheckpointOp == 0 {
+		b.listJournal()
+		return
+	}
+	b.phase = bootReadingSnapshot
+	b.read([]string{snapshotPath}, []uint64{sb.SnapshotSize})
+}
+
+// snapshotRead restores the checkpoint image (ROOT-11: a checkpoint above op
+// 0 holds initialized metadata, root included).
+func (b *booter) snapshotRead() {
+	n := b.n
+	img := b.data[0]
+	if uint64(len(img)) != b.sb.SnapshotSize || xxh3.Hash(img) != b.sb.SnapshotChecksum {
+		n.fatal("refusing %s: it does not match the superblock's checksum of checkpoint op %d", snapshotPath, b.sb.CheckpointOp)
+		return
+	}
+	op, meta, clients, err := decodeImage(img)
+	if err != nil || op != b.sb.CheckpointOp {
+		n.fatal("refusing %s: %v (op %d, superblock checkpoint op %d)", snapshotPath, err, op, b.sb.CheckpointOp)
+		return
+	}
+	n.meta, n.clients = meta, clients
+	n.openAllPartitions()
+	b.listJournal()
+}
+
+func (b *booter) listJournal() {
+	b.phase = bootListingJournal
+	b.n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpList, File: journalDir})
+}
+
+func (b *booter) listedJournal(c storage.Completion) {
+	var files []string
+	var sizes []uint64
+	var total uint64
+	for _, e := range c.Entries { // sorted by name, so by first op
+		first, ok := segmentFirstOp(e.Name)
+		if !ok {
+			continue
+		}
+		b.segments = append(b.segments, vsr.Segment{FirstOp: first})
+		files, sizes = append(files, journalDir+"/"+e.Name), append(sizes, e.Size)
+		total += e.Size
+	}
+	if total > journalReadBytesMax {
+		b.n.fatal("%s holds %d bytes after the checkpoint, above the %d this build replays", journalDir, total, journalReadBytesMax)
+		return
+	}
+	b.phase = bootReadingJournal
+	b.read(files, sizes)
+}
+
+// segmentFirstOp parses "<first op:020>.wal".
+func segmentFirstOp(name string) (uint64, bool) {
+	digits, ok := strings.CutSuffix(name, ".wal")
+	if !ok || len(digits) != 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(digits, 10, 64)
+	return v, err == nil && v > 0
+}
+
+// createFresh initializes empty metadata: both superblock slots, the first
+// journal segment, and root as op 1 (ROOT-5).
+func (b *booter) createFresh() {
 	n := b.n
 	if n.cfg.Root == nil {
 		n.fatal("fresh storage needs IGGY_ROOT_USERNAME and IGGY_ROOT_PASSWORD, or --with-default-root-credentials")
 		return
 	}
-	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalPath, 0, 0)
+	misc := owner{kind: ownerMisc}
+	for _, p := range superblockPaths {
+		n.submit(misc, storage.Request{Op: storage.OpCreate, File: p})
+	}
+	n.superblock = vsr.Superblock{Sequence: 1}
+	n.writeSuperblock(n.superblock, misc)
+	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, nil, 0, 0)
 	n.replica = vsr.NewReplica(n.journal, 0, 0)
 	b.phase = bootRootCommit
 	n.replica.Propose(vsr.Prepare{
@@ -117,56 +236,88 @@ func (b *booter) rootCommitted() {
 	b.n.logf("initialized fresh storage; root user created as op 1")
 }
 
-// replay checks and applies the journal, cuts a torn tail, then recovers partitions.
-func (b *booter) replay(data []byte) {
+// replay checks the journal segments, cuts a torn tail of the last one,
+// applies every op after the checkpoint, then recovers partitions.
+func (b *booter) replay() {
 	n := b.n
-	prepares, valid := vsr.Scan(data)
-	if err := checkRootOp(prepares); err != "" {
-		n.fatal("refusing %s: %s", journalPath, err)
+	prepares, tail, code := b.scanSegments()
+	if code != "" {
+		n.fatal("refusing %s: %s", journalDir, code)
 		return
 	}
-	if valid < len(data) {
-		n.logf("%s: cutting %d bytes of torn or corrupt tail at offset %d", journalPath, len(data)-valid, valid)
-		n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpTruncate, File: journalPath, Offset: uint64(valid)})
-	}
 	for i := range prepares {
-		n.applyPrepare(&prepares[i], true)
+		if prepares[i].Op > b.sb.CheckpointOp {
+			n.applyPrepare(&prepares[i], true)
+		}
 	}
-	last := uint64(len(prepares))
-	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalPath, uint64(valid), last)
+	last := b.sb.CheckpointOp
+	if len(prepares) > 0 {
+		last = max(last, prepares[len(prepares)-1].Op)
+	}
+	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, b.segments, tail, last)
 	n.replica = vsr.NewReplica(n.journal, 0, last)
-	n.logf("replayed %d metadata ops from %s", last, journalPath)
+	n.checkpointOp = b.sb.CheckpointOp
+	n.superblock = b.sb
+	n.logf("replayed metadata ops %d..%d after checkpoint %d", b.sb.CheckpointOp+1, last, b.sb.CheckpointOp)
 	b.recoverPartitions()
 }
 
-// checkRootOp refuses a journal whose ops are not 1, 2, 3... or whose op 1
-// is not the creation of root (ROOT-13, ROOT-14, ROOT-15).
-func checkRootOp(ps []vsr.Prepare) string {
-	if len(ps) == 0 {
-		return "no complete entry, so no root creation at op 1"
+// scanSegments parses every segment; only the last may have a torn tail,
+// which is cut. It returns the ops in order, the valid size of the last
+// segment, and a refusal reason.
+func (b *booter) scanSegments() ([]vsr.Prepare, uint64, string) {
+	var all []vsr.Prepare
+	var tail uint64
+	for i, data := range b.data {
+		ps, valid := vsr.Scan(data)
+		path := journalDir + "/" + vsr.SegmentName(b.segments[i].FirstOp)
+		if valid < len(data) {
+			if i+1 < len(b.data) {
+				return nil, 0, path + " is corrupt at offset " + itoa(uint64(valid)) + " and is not the last segment"
+			}
+			b.n.logf("%s: cutting %d bytes of torn or corrupt tail at offset %d", path, len(data)-valid, valid)
+			b.n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpTruncate, File: path, Offset: uint64(valid)})
+		}
+		all = append(all, ps...)
+		tail = uint64(valid)
 	}
-	for i := range ps {
-		if ps[i].Op != uint64(i+1) {
-			return "entry " + itoa(uint64(i)) + " has op " + itoa(ps[i].Op) + ", want " + itoa(uint64(i+1))
+	if reason := checkOps(all, b.sb.CheckpointOp); reason != "" {
+		return nil, 0, reason
+	}
+	return all, tail, ""
+}
+
+// checkOps refuses ops that are not consecutive, that leave a gap after the
+// checkpoint, or, without a checkpoint, whose op 1 is not the creation of
+// root (ROOT-12, ROOT-13, ROOT-14, ROOT-15).
+func checkOps(ps []vsr.Prepare, checkpoint uint64) string {
+	if len(ps) == 0 {
+		if checkpoint == 0 {
+			return "no complete entry, so no root creation at op 1"
+		}
+		return ""
+	}
+	for i := 1; i < len(ps); i++ {
+		if ps[i].Op != ps[i-1].Op+1 {
+			return "op " + itoa(ps[i].Op) + " follows op " + itoa(ps[i-1].Op)
 		}
 	}
-	p := ps[0]
-	if p.Kind != vsr.KindCommand {
-		return "op 1 has kind " + itoa(uint64(p.Kind)) + ", not a root creation"
+	if ps[0].Op > checkpoint+1 {
+		return "ops " + itoa(checkpoint+1) + ".." + itoa(ps[0].Op-1) + " are missing after checkpoint " + itoa(checkpoint)
 	}
-	if !isRootCommand(p.Body) {
-		return "op 1 is not the creation of the root user"
+	if checkpoint > 0 {
+		return ""
+	}
+	p := ps[0]
+	if p.Op != 1 || p.Kind != vsr.KindCommand || !isRootCommand(p.Body) {
+		return "op " + itoa(p.Op) + " (kind " + itoa(uint64(p.Kind)) + ") is not the creation of the root user at op 1"
 	}
 	return ""
 }
 
 func (b *booter) recoverPartitions() {
 	n := b.n
-	keys := make([]partKey, 0, len(n.partitions))
-	for k := range n.partitions {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
+	keys := n.sortedPartitionKeys()
 	b.phase = bootPartitions
 	b.recovering = len(keys)
 	for _, k := range keys {

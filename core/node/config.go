@@ -23,6 +23,10 @@ type Config struct {
 	PartitionCacheBytes                 uint64
 	// HeartbeatIntervalTicks paces stale-member eviction; 0 turns it off.
 	HeartbeatIntervalTicks uint64
+	// CheckpointEveryOps spaces metadata checkpoints; 0 means the default.
+	CheckpointEveryOps uint64
+	// PartitionsMax caps the partitions of all topics; 0 = no cap.
+	PartitionsMax uint32
 	// Root is set on a fresh start only: the credentials of op 1.
 	Root *RootCredentials
 }

@@ -78,7 +78,11 @@ func (n *Node) buildCommand(c *conn, op wire.Operation, body []byte) (metadata.C
 		q, code := wire.DecodeTopicRef(body)
 		return &metadata.DeleteTopic{Stream: q.StreamID, Topic: q.TopicID}, "", code
 	case wire.OpCreatePartitions, wire.OpDeletePartitions:
-		return buildPartitions(op, body)
+		cmd, code := buildPartitions(op, body)
+		if create, ok := cmd.(*metadata.CreatePartitions); ok && code == wire.OK {
+			code = n.partitionsRoom(create.Count)
+		}
+		return cmd, "", code
 	case wire.OpDeleteSegments:
 		return n.buildDeleteSegments(body)
 	case wire.OpCreateConsumerGroup:
@@ -122,6 +126,9 @@ func (n *Node) buildCreateTopic(body []byte) (metadata.Command, string, wire.Cod
 		return nil, "", code
 	}
 	admitted, opts, code := wire.AdmitTopicCreate(q.Options, q.PartitionsCount)
+	if code == wire.OK {
+		code = n.partitionsRoom(q.PartitionsCount)
+	}
 	if code != wire.OK {
 		return nil, "", code
 	}
@@ -137,18 +144,27 @@ func (n *Node) buildCreateTopic(body []byte) (metadata.Command, string, wire.Cod
 // partitionsCountMax is the most partitions one create or delete may name.
 const partitionsCountMax = 1000
 
-func buildPartitions(op wire.Operation, body []byte) (metadata.Command, string, wire.Code) {
+func buildPartitions(op wire.Operation, body []byte) (metadata.Command, wire.Code) {
 	q, code := wire.DecodePartitionsRequest(body)
 	if code != wire.OK {
-		return nil, "", code
+		return nil, code
 	}
 	if q.PartitionsCount == 0 || q.PartitionsCount > partitionsCountMax {
-		return nil, "", wire.TooManyPartitions
+		return nil, wire.TooManyPartitions
 	}
 	if op == wire.OpCreatePartitions {
-		return &metadata.CreatePartitions{Stream: q.StreamID, Topic: q.TopicID, Count: q.PartitionsCount}, "", wire.OK
+		return &metadata.CreatePartitions{Stream: q.StreamID, Topic: q.TopicID, Count: q.PartitionsCount}, wire.OK
 	}
-	return &metadata.DeletePartitions{Stream: q.StreamID, Topic: q.TopicID, Count: q.PartitionsCount}, "", wire.OK
+	return &metadata.DeletePartitions{Stream: q.StreamID, Topic: q.TopicID, Count: q.PartitionsCount}, wire.OK
+}
+
+// partitionsRoom applies metadata.partitions_max to a create of count
+// partitions, counting the committed partitions (RES: capacity error 2015).
+func (n *Node) partitionsRoom(count uint32) wire.Code {
+	if max := n.cfg.PartitionsMax; max > 0 && uint64(n.meta.PartitionsTotal())+uint64(count) > uint64(max) {
+		return wire.TooManyPartitions
+	}
+	return wire.OK
 }
 
 // buildDeleteSegments turns a segment count into the truncation watermark

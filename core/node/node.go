@@ -62,7 +62,8 @@ const (
 	ownerJournal ownerKind = iota + 1
 	ownerBoot
 	ownerPartition
-	ownerMisc // fire-and-forget housekeeping (deletes of removed partitions)
+	ownerMisc       // fire-and-forget housekeeping (deletes of removed partitions)
+	ownerCheckpoint // the image, rename and superblock of a checkpoint
 )
 
 // New makes a node that has not booted yet; call Boot next.
@@ -127,12 +128,17 @@ func (n *Node) onCompletion(c storage.Completion) {
 	delete(n.owners, c.ID)
 	switch o.kind {
 	case ownerJournal:
-		assert.That(n.journal.Complete(c), "journal did not own request %d", c.ID)
+		// Besides flushes, the journal creates and deletes segment files.
+		if !n.journal.Complete(c) && c.Result != storage.ResultOK {
+			n.fatal("journal segment request %d failed: %s", c.ID, c.Err)
+		}
 		n.applyCommitted()
 	case ownerBoot:
 		n.boot.complete(c)
 	case ownerPartition:
 		n.partitionCompletion(o.part, c)
+	case ownerCheckpoint:
+		n.checkpointCompletion(c)
 	case ownerMisc:
 		if c.Result != storage.ResultOK && c.Result != storage.ResultNotFound {
 			n.logf("housekeeping request %d failed: %s", c.ID, c.Err)

@@ -15,6 +15,11 @@ type state struct {
 	replica *vsr.Replica
 	boot    *booter
 
+	// superblock is the newest slot written; checkpointOp its durable checkpoint.
+	superblock   vsr.Superblock
+	checkpointOp uint64
+	ckpt         *checkpointing
+
 	clients map[wire.U128]*client
 	conns   map[bus.ConnID]*conn
 

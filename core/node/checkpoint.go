@@ -1,0 +1,87 @@
+package node
+
+import (
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/io/storage"
+	"github.com/zeebo/xxh3"
+)
+
+// checkpointEveryOpsDefault spaces checkpoints when the config does not:
+// the journal replayed at boot stays this many ops long at most.
+const checkpointEveryOpsDefault = 16384
+
+// checkpointing is a checkpoint under way: its image is being made durable
+// as snapshot.bin, then named by a new superblock.
+type checkpointing struct {
+	op       uint64
+	size     uint64
+	checksum uint64
+	rename   storage.ReqID
+	sync     storage.ReqID
+}
+
+// maybeCheckpoint starts a checkpoint at the commit point when enough ops
+// have committed since the last one. The image is taken now, synchronously,
+// so it is exactly the state after op; later ops go to a new journal segment.
+func (n *Node) maybeCheckpoint() {
+	every := n.cfg.CheckpointEveryOps
+	if every == 0 {
+		every = checkpointEveryOpsDefault
+	}
+	op := n.replica.Commit()
+	if n.ckpt != nil || n.boot.phase != bootDone || op-n.checkpointOp < every {
+		return
+	}
+	img := n.encodeImage(op)
+	n.ckpt = &checkpointing{op: op, size: uint64(len(img)), checksum: xxh3.Hash(img)}
+	n.journal.Rotate()
+	o := owner{kind: ownerCheckpoint}
+	n.submit(o, storage.Request{Op: storage.OpCreate, File: snapshotTemp})
+	n.submit(o, storage.Request{Op: storage.OpTruncate, File: snapshotTemp})
+	n.submit(o, storage.Request{Op: storage.OpWrite, File: snapshotTemp, Data: [][]byte{img}})
+	n.submit(o, storage.Request{Op: storage.OpSync, File: snapshotTemp})
+	n.ckpt.rename = n.submit(o, storage.Request{Op: storage.OpRename, File: snapshotTemp, Target: snapshotPath})
+}
+
+// checkpointCompletion advances a checkpoint: once the image is in place the
+// superblock names it; once that is durable the covered journal is released.
+func (n *Node) checkpointCompletion(c storage.Completion) {
+	if c.Result != storage.ResultOK {
+		n.fatal("checkpoint at op %d: disk request failed: %s", n.ckpt.op, c.Err)
+		return
+	}
+	switch c.ID {
+	case n.ckpt.rename:
+		sb := vsr.Superblock{
+			Sequence: n.superblock.Sequence + 1, CheckpointOp: n.ckpt.op,
+			SnapshotSize: n.ckpt.size, SnapshotChecksum: n.ckpt.checksum,
+		}
+		n.ckpt.sync = n.writeSuperblock(sb, owner{kind: ownerCheckpoint})
+		n.superblock = sb
+	case n.ckpt.sync:
+		n.checkpointOp = n.ckpt.op
+		n.journal.Release(n.ckpt.op)
+		n.logf("checkpoint at op %d is durable", n.ckpt.op)
+		n.ckpt = nil
+	}
+}
+
+// writeSuperblock writes sb into its slot (the two slots alternate by
+// sequence) and returns the id of the sync that makes it durable.
+func (n *Node) writeSuperblock(sb vsr.Superblock, o owner) storage.ReqID {
+	path := superblockPaths[(sb.Sequence-1)%2]
+	n.submit(o, storage.Request{Op: storage.OpWrite, File: path, Data: [][]byte{sb.Encode()}})
+	return n.submit(o, storage.Request{Op: storage.OpSync, File: path})
+}
+
+// openAllPartitions opens the log of every partition the metadata holds,
+// after a checkpoint image replaced the metadata wholesale.
+func (n *Node) openAllPartitions() {
+	for _, s := range n.meta.Streams() {
+		for _, t := range s.Topics {
+			for _, p := range t.Partitions {
+				n.openPartition(partKey{s.ID, t.ID, p.ID})
+			}
+		}
+	}
+}

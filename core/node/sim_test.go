@@ -1,0 +1,273 @@
+package node_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/io/clock"
+	"github.com/iggygo/iggy/io/storage"
+	simdisk "github.com/iggygo/iggy/sim/disk"
+	"github.com/iggygo/iggy/wire"
+)
+
+// Bounds of the harness: a settle that takes more rounds than this is a
+// livelock, and one step hands the node at most this many completions.
+const (
+	settleRoundsMax        = 1 << 20
+	completionsPerStepMax  = 4
+	startMicros            = 1_700_000_000_000_000
+	microsPerTick          = clock.TickMillis * 1000
+	serverVersion          = "0.0.0-sim"
+	simSegmentSizeBytesMax = 1 << 20
+)
+
+// simCrypto is the cheap deterministic stand-in for argon2id and BLAKE3.
+type simCrypto struct{ rng *rand.Rand }
+
+func (c simCrypto) HashPassword(p string) string            { return "h:" + p }
+func (c simCrypto) VerifyPassword(hash, p string) bool      { return hash == "h:"+p }
+func (c simCrypto) HashToken(token string) string           { return "t:" + token }
+func (c simCrypto) NewToken() string                        { return fmt.Sprintf("%016x%016x", c.rng.Uint64(), c.rng.Uint64()) }
+func rootCredentials(user, password string) *node.RootCredentials {
+	return &node.RootCredentials{Username: user, PasswordHash: simCrypto{}.HashPassword(password)}
+}
+
+// world is one node on one sim disk, with named clients, driven one
+// command at a time. Every choice it makes (completion order, how many
+// completions a step takes, client ids, tokens) comes from the seed.
+type world struct {
+	t       testing.TB
+	seed    uint64
+	rng     *rand.Rand
+	disk    *simdisk.Disk
+	node    *node.Node // nil while down
+	ticks   uint64
+	clients map[string]*simClient
+	conns   map[bus.ConnID]*simClient
+	lastCID bus.ConnID
+	batches uint64 // sends so far: a batch's payloads name it
+	// stepped is set when the node was stepped outside the disk loop (a
+	// connection closed), so its output must be taken once more.
+	stepped bool
+
+	out   []string     // output lines of the command being run
+	trace bytes.Buffer // every reply and disk request, byte for byte
+}
+
+func newWorld(t testing.TB, seed uint64) *world {
+	return &world{
+		t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, 0x5eed)),
+		disk:    simdisk.New(simdisk.Options{Seed: seed}),
+		clients: map[string]*simClient{}, conns: map[bus.ConnID]*simClient{},
+	}
+}
+
+func (w *world) printf(format string, args ...any) {
+	w.out = append(w.out, fmt.Sprintf(format, args...))
+}
+
+func (w *world) now() clock.Tick {
+	return clock.Tick{Ticks: w.ticks, NowMicros: startMicros + w.ticks*microsPerTick}
+}
+
+// start makes a fresh node over the disk and runs its recovery.
+func (w *world) start(root *node.RootCredentials) {
+	w.t.Helper()
+	cfg := node.Config{
+		ServerVersion: serverVersion, SegmentSizeBytes: simSegmentSizeBytesMax,
+		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
+	}
+	w.node = node.New(cfg, simCrypto{rng: w.rng})
+	w.node.Step(w.now())
+	w.node.Boot()
+	w.settle()
+}
+
+// down forgets the node and every connection to it, as a dead process does.
+func (w *world) down() {
+	w.node = nil
+	for _, c := range w.sortedClients() {
+		c.lost(w)
+	}
+	w.conns = map[bus.ConnID]*simClient{}
+}
+
+func (w *world) requireUp() {
+	w.t.Helper()
+	if w.node == nil {
+		w.t.Fatal("the node is down: restart it first")
+	}
+}
+
+// settle runs the node and disk until nothing is in flight, stepping a
+// random number of completions between two takes of the node's output.
+func (w *world) settle() {
+	w.t.Helper()
+	for range settleRoundsMax {
+		w.takeReady()
+		if w.node == nil || (w.disk.Pending() == 0 && !w.stepped) {
+			w.noReplies()
+			return
+		}
+		w.stepDisk(1 + w.rng.IntN(min(w.disk.Pending(), completionsPerStepMax)))
+	}
+	w.t.Fatalf("no quiet state after %d rounds: %v", settleRoundsMax, w.disk)
+}
+
+// stepDisk hands the node up to n completions, in the disk's order.
+func (w *world) stepDisk(n int) {
+	for range n {
+		c, ok := w.disk.Next()
+		if !ok {
+			return
+		}
+		w.traceCompletion(c)
+		w.node.Step(c)
+	}
+}
+
+// takeReady carries out what the node asked for: disk requests, replies, logs.
+func (w *world) takeReady() {
+	w.t.Helper()
+	if w.node == nil {
+		return
+	}
+	w.stepped = false
+	r := w.node.TakeReady()
+	for _, req := range r.Disk {
+		w.traceRequest(req)
+	}
+	w.disk.Submit(r.Disk...)
+	for _, line := range r.Logs {
+		w.printf("log: %s", line)
+	}
+	for _, rep := range r.Replies {
+		w.deliver(rep)
+	}
+	if r.Booted {
+		w.printf("booted")
+	}
+	if r.Fatal != "" {
+		w.printf("fatal: %s", r.Fatal)
+		w.disk.Kill()
+		w.down()
+	}
+}
+
+// deliver hands a reply to its client; a Close or an eviction ends the
+// connection, which the node then hears about, as from a real socket.
+func (w *world) deliver(rep bus.Reply) {
+	var frame []byte
+	for _, p := range rep.Parts {
+		frame = append(frame, p...)
+	}
+	w.traceReply(rep.Conn, frame, rep.Close)
+	c, ok := w.conns[rep.Conn]
+	if !ok {
+		return
+	}
+	if len(frame) > 0 {
+		c.received(w, frame)
+	}
+	if rep.Close {
+		w.printf("%sconnection closed by the server", c.prefix())
+	}
+	if rep.Close || c.evicted {
+		w.closeConn(c)
+	}
+}
+
+func (w *world) closeConn(c *simClient) {
+	delete(w.conns, c.conn)
+	id := c.conn
+	c.conn = 0
+	c.evicted = false
+	if w.node != nil {
+		w.node.Step(bus.ConnClosed{Conn: id})
+		w.stepped = true
+	}
+}
+
+// noReplies reports every request that got nothing once all is quiet.
+func (w *world) noReplies() {
+	for _, c := range w.sortedClients() {
+		for _, r := range c.awaiting {
+			w.printf("%sno reply (%s)", r.prefix(), r.what)
+		}
+		c.awaiting = nil
+	}
+}
+
+func (w *world) sortedClients() []*simClient {
+	names := make([]string, 0, len(w.clients))
+	for n := range w.clients {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]*simClient, len(names))
+	for i, n := range names {
+		out[i] = w.clients[n]
+	}
+	return out
+}
+
+// The trace is every input from the disk and every output of the node, in
+// order and byte for byte: two runs of one seed must produce the same one.
+func (w *world) traceRequest(r storage.Request) {
+	fmt.Fprintf(&w.trace, "req %d %v %s %s %d %d ", r.ID, r.Op, r.File, r.Target, r.Offset, r.Len)
+	for _, b := range r.Data {
+		w.trace.WriteString(hex.EncodeToString(b))
+	}
+	w.trace.WriteByte('\n')
+}
+
+func (w *world) traceCompletion(c storage.Completion) {
+	fmt.Fprintf(&w.trace, "done %d %d %x %v\n", c.ID, c.Result, c.Data, c.Entries)
+}
+
+func (w *world) traceReply(conn bus.ConnID, frame []byte, closed bool) {
+	fmt.Fprintf(&w.trace, "reply %d %t %x\n", conn, closed, frame)
+}
+
+// newClientID draws a nonzero client id, as the SDK does.
+func (w *world) newClientID() wire.U128 {
+	for {
+		id := wire.U128{Lo: w.rng.Uint64(), Hi: w.rng.Uint64()}
+		if !id.IsZero() {
+			return id
+		}
+	}
+}
+
+// payload names message i of batch b, padded with dots to size bytes.
+func payload(b uint64, i int, size int) []byte {
+	p := []byte(fmt.Sprintf("b%d#%d", b, i))
+	if len(p) < size {
+		p = append(p, bytes.Repeat([]byte("."), size-len(p))...)
+	}
+	return p
+}
+
+// parsePayload reads the batch and index a payload names.
+func parsePayload(p []byte) (uint64, int, bool) {
+	s := strings.TrimRight(string(p), ".")
+	var b uint64
+	var i int
+	n, err := fmt.Sscanf(s, "b%d#%d", &b, &i)
+	return b, i, err == nil && n == 2
+}
+
+func messageID(b uint64, i int) [16]byte {
+	var id [16]byte
+	binary.LittleEndian.PutUint64(id[:], b)
+	binary.LittleEndian.PutUint64(id[8:], uint64(i)+1)
+	return id
+}
