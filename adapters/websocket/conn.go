@@ -1,0 +1,97 @@
+package websocket
+
+import (
+	"context"
+	"sync"
+
+	ws "github.com/coder/websocket"
+
+	"github.com/iggygo/iggy/io/bus"
+)
+
+// replyQueueCapacity bounds the replies waiting for a slow reader; past it the
+// connection is closed rather than letting memory grow (as on TCP).
+const replyQueueCapacity = 1024
+
+// replyChunkBytesMax bounds one WebSocket frame of a reply message. The
+// SDKs' WebSocket clients refuse frames above 16 MiB by default (config.md
+// [websocket] max_frame_size), while a message may reach 64 MiB, so a big
+// reply part goes out as several continuation frames of one message.
+const replyChunkBytesMax = 1 << 20
+
+type conn struct {
+	id     bus.ConnID
+	ws     *ws.Conn
+	ctx    context.Context // cancelled by Close: unblocks a stuck read or write
+	cancel context.CancelFunc
+	out    chan bus.Reply
+	once   sync.Once
+	done   chan struct{}
+}
+
+func newConn(c *ws.Conn) *conn {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &conn{ws: c, ctx: ctx, cancel: cancel, out: make(chan bus.Reply, replyQueueCapacity), done: make(chan struct{})}
+}
+
+// Send queues r without blocking (transport.Conn).
+func (c *conn) Send(r bus.Reply) bool {
+	select {
+	case <-c.done:
+		return true
+	case c.out <- r:
+		return true
+	default:
+		return false
+	}
+}
+
+// Close drops the connection at once. It runs on the node loop (through the
+// hub), so it must not wait for a close handshake.
+func (c *conn) Close() {
+	c.once.Do(func() {
+		close(c.done)
+		c.cancel()
+		_ = c.ws.CloseNow()
+	})
+}
+
+// refuse ends the connection after a bad message with a close frame that
+// says why; it runs on the read goroutine, where waiting is harmless (the
+// library bounds the close handshake).
+func (c *conn) refuse(err error) {
+	_ = c.ws.Close(closeStatus(err), "bad frame")
+	c.Close()
+}
+
+func (c *conn) writeLoop() {
+	for {
+		select {
+		case <-c.done:
+			return
+		case r := <-c.out:
+			if err := c.write(r); err != nil {
+				c.Close()
+				return
+			}
+		}
+	}
+}
+
+// write sends one reply as one binary message.
+func (c *conn) write(r bus.Reply) error {
+	w, err := c.ws.Writer(c.ctx, ws.MessageBinary)
+	if err != nil {
+		return err
+	}
+	for _, part := range r.Parts {
+		for len(part) > 0 {
+			n := min(len(part), replyChunkBytesMax)
+			if _, err := w.Write(part[:n]); err != nil {
+				return err
+			}
+			part = part[n:]
+		}
+	}
+	return w.Close()
+}
