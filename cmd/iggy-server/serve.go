@@ -111,8 +111,12 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		CheckpointEveryOps: uint64(cfg.Metadata.JournalSlots),
 		PartitionsMax:      cfg.Metadata.PartitionsMax,
 	}
+	tick := clock.TickMillis * time.Millisecond
 	if cfg.Heartbeat.Enabled {
-		nc.HeartbeatIntervalTicks = uint64(cfg.Heartbeat.Interval / (clock.TickMillis * time.Millisecond))
+		nc.HeartbeatIntervalTicks = uint64(cfg.Heartbeat.Interval / tick)
+	}
+	if cfg.PersonalAccessToken.Cleaner.Enabled {
+		nc.TokenCleanerIntervalTicks = uint64(cfg.PersonalAccessToken.Cleaner.Interval / tick)
 	}
 	var err error
 	if nc.AdvertisedHost, nc.TCPPort, err = hostPort(cfg.TCP.Enabled, cfg.TCP.Address); err != nil {

@@ -56,6 +56,9 @@ func (n *Node) applyCommand(p *vsr.Prepare, replaying bool) []byte {
 	}
 	res := n.meta.Apply(metadata.Ctx{Op: p.Op, NowMicros: p.Timestamp, UserID: p.UserID}, cmd)
 	n.applyEffects(res.Effects, replaying)
+	if res.Code == wire.OK && changesRetention(cmd) {
+		n.retune()
+	}
 	if res.Code != wire.OK {
 		return rejectionBody(res.Code)
 	}
@@ -108,4 +111,14 @@ func rejectionBody(code wire.Code) []byte {
 	w.U32(0)
 	w.U32(uint32(code))
 	return w.Buf
+}
+
+// changesRetention reports commands that may change a topic's expiry, size
+// cap or partition count, and so the retention of its open logs.
+func changesRetention(cmd metadata.Command) bool {
+	switch cmd.(type) {
+	case *metadata.UpdateResource, *metadata.UpdateTopic, *metadata.CreatePartitions, *metadata.DeletePartitions:
+		return true
+	}
+	return false
 }

@@ -25,6 +25,8 @@ type Config struct {
 	HeartbeatIntervalTicks uint64
 	// CheckpointEveryOps spaces metadata checkpoints; 0 means the default.
 	CheckpointEveryOps uint64
+	// TokenCleanerIntervalTicks paces the deletion of expired tokens; 0 = off.
+	TokenCleanerIntervalTicks uint64
 	// PartitionsMax caps the partitions of all topics; 0 = no cap.
 	PartitionsMax uint32
 	// Root is set on a fresh start only: the credentials of op 1.

@@ -16,6 +16,7 @@ func (n *Node) onTick() {
 		return
 	}
 	n.evictStale()
+	n.cleanTokens()
 	if n.now.Ticks%retentionEveryTicks != 0 {
 		return
 	}

@@ -25,25 +25,44 @@ func partitionDir(k partKey) string {
 func (n *Node) openPartition(k partKey) *partition.Log {
 	cfg := partition.Config{
 		StreamID: k.stream, TopicID: k.topic, PartitionID: k.partition,
-		Dir:                 partitionDir(k),
-		SegmentSizeBytes:    n.cfg.SegmentSizeBytes,
-		MessageExpiryMicros: n.cfg.MessageExpiryMicros,
-		CacheBytesMax:       max(n.cfg.PartitionCacheBytes, partitionCacheBytesMin),
-		ReadBytesMax:        partitionReadBytesMax,
+		Dir:              partitionDir(k),
+		SegmentSizeBytes: n.cfg.SegmentSizeBytes,
+		CacheBytesMax:    max(n.cfg.PartitionCacheBytes, partitionCacheBytesMin),
+		ReadBytesMax:     partitionReadBytesMax,
 	}
 	if _, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic)); code == wire.OK {
-		opts := topicOptions(t)
-		cfg.SegmentSizeBytes = opts.SegmentSizeBytes
-		if opts.MessageExpiryMicros != 0 && opts.MessageExpiryMicros != wire.Unlimited {
-			cfg.MessageExpiryMicros = opts.MessageExpiryMicros
-		}
-		if opts.MaxTopicSizeBytes != 0 && opts.MaxTopicSizeBytes != wire.Unlimited && len(t.Partitions) > 0 {
-			cfg.MaxSizeBytes = opts.MaxTopicSizeBytes / uint64(len(t.Partitions))
-		}
+		cfg.SegmentSizeBytes = topicOptions(t).SegmentSizeBytes
+		cfg.MessageExpiryMicros, cfg.MaxSizeBytes = n.retention(t)
 	}
 	log := partition.New(cfg, diskFor{n, owner{kind: ownerPartition, part: k}})
 	n.partitions[k] = log
 	return log
+}
+
+// retention is a topic's expiry and per-partition size cap: 0 in the options
+// means the server default, the maximum means never and unlimited
+// (protocol-data.md 1.3); the topic cap is shared by its partitions (10.4).
+func (n *Node) retention(t *metadata.Topic) (expiryMicros, maxSizeBytes uint64) {
+	opts := topicOptions(t)
+	expiryMicros = opts.MessageExpiryMicros
+	if expiryMicros == 0 {
+		expiryMicros = n.cfg.MessageExpiryMicros
+	}
+	maxSizeBytes = opts.MaxTopicSizeBytes
+	if maxSizeBytes != 0 && maxSizeBytes != wire.Unlimited && len(t.Partitions) > 0 {
+		maxSizeBytes /= uint64(len(t.Partitions))
+	}
+	return expiryMicros, maxSizeBytes
+}
+
+// retune applies every topic's current retention to its open logs, after an
+// op that may have changed options or partition counts.
+func (n *Node) retune() {
+	for _, k := range n.sortedPartitionKeys() {
+		if _, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic)); code == wire.OK {
+			n.partitions[k].SetRetention(n.retention(t))
+		}
+	}
 }
 
 // topicOptions reads a topic's effective options from its two blocks.
