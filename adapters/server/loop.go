@@ -29,17 +29,17 @@ type DiskExecutor interface {
 type Loop struct {
 	node   *node.Node
 	disk   DiskExecutor
+	jobs   *Jobs
 	hub    *transport.Hub
 	log    *slog.Logger
 	booted func()
-	start  time.Time
 	ticks  uint64
 }
 
-// NewLoop wires a node to its disk and transports; booted runs once, when
-// recovery is done and the node serves.
-func NewLoop(n *node.Node, d DiskExecutor, hub *transport.Hub, log *slog.Logger, booted func()) *Loop {
-	return &Loop{node: n, disk: d, hub: hub, log: log, booted: booted, start: time.Now()}
+// NewLoop wires a node to its disk, job workers and transports; booted runs
+// once, when recovery is done and the node serves.
+func NewLoop(n *node.Node, d DiskExecutor, jobs *Jobs, hub *transport.Hub, log *slog.Logger, booted func()) *Loop {
+	return &Loop{node: n, disk: d, jobs: jobs, hub: hub, log: log, booted: booted}
 }
 
 // Run steps the node until stop is closed or it reports a fatal error.
@@ -59,6 +59,8 @@ func (l *Loop) Run(stop <-chan struct{}) error {
 		case c := <-l.disk.Completions():
 			l.node.Step(c)
 			l.drainDisk()
+		case r := <-l.jobs.Results():
+			l.node.Step(r)
 		case in := <-l.hub.Inbox():
 			l.node.Step(in)
 			l.drainInbox()
@@ -103,6 +105,7 @@ func (l *Loop) carryOut() error {
 	if len(r.Disk) > 0 {
 		l.disk.Submit(r.Disk...)
 	}
+	l.jobs.Submit(r.Compute...)
 	for _, rep := range r.Replies {
 		l.hub.Deliver(rep)
 	}

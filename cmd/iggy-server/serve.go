@@ -16,15 +16,20 @@ import (
 	"github.com/iggygo/iggy/adapters/disk"
 	"github.com/iggygo/iggy/adapters/rootcreds"
 	"github.com/iggygo/iggy/adapters/server"
+	"github.com/iggygo/iggy/adapters/snapshot"
 	"github.com/iggygo/iggy/adapters/storagegate"
 	"github.com/iggygo/iggy/adapters/tcp"
 	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/clock"
+	"github.com/iggygo/iggy/io/compute"
 )
 
 // serverVersion is this build's version string, reported at login and in stats.
 const serverVersion = "0.10.0-go"
+
+// jobWorkers run the node's compute jobs (diagnostic archives) off the loop.
+const jobWorkers = 2
 
 // diskRequestsQueuedMax bounds the disk requests in flight; the node's own
 // bounds keep it far below.
@@ -60,7 +65,11 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	listeners := &listeners{}
 	defer listeners.close(hub)
 	var listenErr error
-	loop := server.NewLoop(n, diskAdapter{d}, hub, log, func() {
+	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result {
+		return snapshot.Build(r, snapshotSources(cfg))
+	})
+	defer jobs.Close()
+	loop := server.NewLoop(n, diskAdapter{d}, jobs, hub, log, func() {
 		listenErr = listeners.start(cfg, hub, log)
 		if listenErr != nil {
 			log.Error("cannot listen", "err", listenErr)
@@ -197,4 +206,18 @@ func metadataExists(systemPath string) bool {
 		}
 	}
 	return false
+}
+
+// snapshotSources are where the diagnostic archive reads from; the
+// configuration is shown with secrets masked.
+func snapshotSources(cfg *config.Config) snapshot.Sources {
+	toml, err := cfg.EffectiveTOML(nil, config.SecretsMasked)
+	if err != nil {
+		toml = []byte("# cannot render the configuration: " + err.Error() + "\n")
+	}
+	src := snapshot.Sources{SystemPath: cfg.System.Path, ConfigTOML: string(toml)}
+	if cfg.Logging.FileEnabled {
+		src.LogDir = filepath.Join(cfg.System.Path, cfg.Logging.Path)
+	}
+	return src
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/clock"
+	"github.com/iggygo/iggy/io/compute"
 	"github.com/iggygo/iggy/io/storage"
 	"github.com/iggygo/iggy/wire"
 )
@@ -19,6 +20,7 @@ import (
 type Ready struct {
 	Replies []bus.Reply
 	Disk    []storage.Request
+	Compute []compute.Request // jobs whose results come back as compute.Result inputs
 	Logs    []string
 	// Booted turns true once, after recovery, when the node starts serving.
 	Booted bool
@@ -83,7 +85,8 @@ func (n *Node) TakeReady() Ready {
 }
 
 // Step feeds one input to the node: a clock.Tick, bus.ConnOpened,
-// bus.ConnClosed, bus.ClientFrame or storage.Completion.
+// bus.ConnClosed, bus.ClientFrame, storage.Completion, compute.Result or
+// TrustedRegister.
 func (n *Node) Step(in any) {
 	switch m := in.(type) {
 	case clock.Tick:
@@ -100,6 +103,8 @@ func (n *Node) Step(in any) {
 		n.trustedRegister(m)
 	case storage.Completion:
 		n.onCompletion(m)
+	case compute.Result:
+		n.onJobResult(m)
 	default:
 		assert.That(false, "unknown input %T", in)
 	}

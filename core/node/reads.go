@@ -56,6 +56,7 @@ func (n *Node) newReaders() map[wire.Command]reader {
 		wire.CmdGetClients:              n.getClients,
 		wire.CmdGetClient:               n.getClient,
 		wire.CmdGetStats:                n.getStats,
+		wire.CmdGetSnapshotFile:         n.getSnapshotFile,
 		wire.CmdPartitionRoutes:         n.partitionRoutes,
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/iggygo/iggy/core/partition"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/io/compute"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -35,6 +36,9 @@ type state struct {
 	policies map[topicKey]sendPolicy
 
 	startMicros uint64
+
+	jobs      map[uint64]func(compute.Result) // handed out, awaiting their result
+	nextJobID uint64
 }
 
 func newState() *state {
@@ -44,6 +48,7 @@ func newState() *state {
 		partitions: map[partKey]*partition.Log{},
 		waiting:    map[uint64]waiter{},
 		writes:     map[writeKey]pendingWrite{},
+		jobs:       map[uint64]func(compute.Result){},
 		policies:   map[topicKey]sendPolicy{},
 		polls:      map[uint64]pendingPoll{},
 		balanced:   map[topicKey]uint32{},

@@ -1,0 +1,39 @@
+package server
+
+import "github.com/iggygo/iggy/io/compute"
+
+// jobsQueued bounds jobs waiting for a worker and results waiting for the
+// loop; the node keeps far fewer in flight, so neither side ever blocks.
+const jobsQueued = 256
+
+// Jobs runs the node's compute requests on worker goroutines, off the loop.
+type Jobs struct {
+	requests chan compute.Request
+	results  chan compute.Result
+}
+
+// NewJobs starts workers goroutines running run.
+func NewJobs(workers int, run func(compute.Request) compute.Result) *Jobs {
+	j := &Jobs{requests: make(chan compute.Request, jobsQueued), results: make(chan compute.Result, jobsQueued)}
+	for range max(workers, 1) {
+		go func() {
+			for r := range j.requests {
+				j.results <- run(r)
+			}
+		}()
+	}
+	return j
+}
+
+// Submit queues jobs for the workers.
+func (j *Jobs) Submit(reqs ...compute.Request) {
+	for _, r := range reqs {
+		j.requests <- r
+	}
+}
+
+// Results delivers finished jobs to the loop.
+func (j *Jobs) Results() <-chan compute.Result { return j.results }
+
+// Close stops the workers once the queued jobs are done.
+func (j *Jobs) Close() { close(j.requests) }

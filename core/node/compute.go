@@ -1,0 +1,29 @@
+package node
+
+import (
+	"github.com/iggygo/iggy/internal/assert"
+	"github.com/iggygo/iggy/io/compute"
+)
+
+// jobsInFlightMax bounds the jobs handed out and not yet answered.
+const jobsInFlightMax = 64
+
+// startJob hands r out and runs then with its result; false when too many
+// jobs are in flight (the caller answers 58).
+func (n *Node) startJob(r compute.Request, then func(compute.Result)) bool {
+	if len(n.jobs) >= jobsInFlightMax {
+		return false
+	}
+	n.nextJobID++
+	r.ID = n.nextJobID
+	n.jobs[r.ID] = then
+	n.ready.Compute = append(n.ready.Compute, r)
+	return true
+}
+
+func (n *Node) onJobResult(res compute.Result) {
+	then, ok := n.jobs[res.ID]
+	assert.That(ok, "result for unknown job %d", res.ID)
+	delete(n.jobs, res.ID)
+	then(res)
+}

@@ -1,0 +1,30 @@
+// Package compute holds the boundary types for work the core hands out and
+// takes back as an input: CPU-heavy or host-specific jobs that must not run
+// inside the single-threaded core (core-shape.md, "computed result").
+package compute
+
+// Kind is what a job asks for.
+type Kind uint8
+
+const (
+	// KindSnapshotArchive builds the diagnostic ZIP of GetSnapshotFile (11)
+	// from host facts the core cannot see (processes, logs, configuration).
+	KindSnapshotArchive Kind = iota + 1
+)
+
+// Request is one job; the core allocates ids and never reuses one in a run.
+type Request struct {
+	ID   uint64
+	Kind Kind
+	// KindSnapshotArchive: the compression and snapshot type codes of
+	// protocol-framing.md 7.6, already validated.
+	Compression uint8
+	Types       []uint8
+}
+
+// Result answers the request with the same ID.
+type Result struct {
+	ID   uint64
+	Code uint32 // 0 on success, else the Iggy error code to answer with
+	Data []byte
+}
