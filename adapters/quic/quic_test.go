@@ -1,0 +1,244 @@
+package quic
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/iggygo/iggy/adapters/selfsigned"
+	"github.com/iggygo/iggy/adapters/transport"
+	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/wire"
+)
+
+const testTimeout = 10 * time.Second
+
+// fakeNode stands in for the node loop: it drains the hub's inbox into channels.
+type fakeNode struct {
+	hub    *transport.Hub
+	opened chan bus.ConnOpened
+	frames chan bus.ClientFrame
+	closed chan bus.ConnClosed
+}
+
+func startServer(t *testing.T, opts Options) (*Server, *fakeNode) {
+	t.Helper()
+	cert, err := selfsigned.Certificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := transport.NewHub()
+	s, err := Listen("127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}}, hub, opts, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	n := &fakeNode{hub: hub, opened: make(chan bus.ConnOpened, 16), frames: make(chan bus.ClientFrame, 16), closed: make(chan bus.ConnClosed, 16)}
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case in := <-hub.Inbox():
+				switch m := in.(type) {
+				case bus.ConnOpened:
+					n.opened <- m
+				case bus.ClientFrame:
+					n.frames <- m
+				case bus.ConnClosed:
+					n.closed <- m
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		hub.CloseAll()
+		_ = s.Close()
+		close(stop)
+	})
+	return s, n
+}
+
+func recv[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(testTimeout):
+		t.Fatalf("no %s within %v", what, testTimeout)
+		panic("unreachable")
+	}
+}
+
+// dial connects without ALPN and without verifying the certificate, as the
+// Rust SDK does by default.
+func dial(t *testing.T, s *Server) *quic.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	qc, err := quic.DialAddr(ctx, s.Addr().String(), &tls.Config{InsecureSkipVerify: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = qc.CloseWithError(0, "") })
+	return qc
+}
+
+// requestFrame is a request frame of size bytes carrying request id request.
+func requestFrame(size int, request uint64) []byte {
+	b := make([]byte, size)
+	h := wire.RequestHeader{Client: wire.U128{Lo: 1}, Request: request, Session: 1, Operation: wire.OpNonReplicated}
+	h.Put(b, size-wire.HeaderSize)
+	for i := wire.HeaderSize; i < size; i++ {
+		b[i] = byte(i * 3)
+	}
+	return b
+}
+
+// replyFrame is a reply echoing request, with body bytes after the header.
+func replyFrame(request uint64, body []byte) []byte {
+	b := make([]byte, wire.HeaderSize+len(body))
+	wire.ReplyHeader{Request: request, Operation: wire.OpNonReplicated}.Put(b, len(body))
+	copy(b[wire.HeaderSize:], body)
+	return b
+}
+
+// send opens a stream and writes frame; the stream is finished unless keepOpen.
+func send(t *testing.T, qc *quic.Conn, frame []byte) *quic.Stream {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	st, err := qc.OpenStreamSync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Write(frame); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func readAll(t *testing.T, st *quic.Stream) []byte {
+	t.Helper()
+	_ = st.SetReadDeadline(time.Now().Add(testTimeout))
+	b, err := io.ReadAll(st)
+	if err != nil {
+		t.Fatalf("read reply: %v", err)
+	}
+	return b
+}
+
+// One stream carries one request frame in and one reply frame out, then it
+// is finished; the connection is one hub connection tagged QUIC.
+// covers TRAN-2
+func TestStreamRoundTrip(t *testing.T) {
+	s, n := startServer(t, Options{StreamsConcurrentMax: 1})
+	qc := dial(t, s)
+	for i, size := range []int{256, 1000, 200_000} {
+		req := requestFrame(size, uint64(i+1))
+		st := send(t, qc, req)
+		f := recv(t, n.frames, "frame")
+		if !bytes.Equal(f.Frame, req) {
+			t.Fatalf("frame of %d bytes differs from the %d sent", len(f.Frame), size)
+		}
+		if i == 0 {
+			if open := recv(t, n.opened, "ConnOpened"); open.Transport != bus.TransportQUIC || open.Conn != f.Conn {
+				t.Fatalf("opened %+v, frame on %d", open, f.Conn)
+			}
+		}
+		body := bytes.Repeat([]byte{byte(i)}, size)
+		want := replyFrame(uint64(i+1), body)
+		n.hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{want[:100], want[100:]}})
+		if got := readAll(t, st); !bytes.Equal(got, want) {
+			t.Fatalf("reply of %d bytes, want %d", len(got), len(want))
+		}
+	}
+}
+
+// A reply goes to the stream whose request id it echoes; older streams got
+// no reply (a silent drop, protocol-framing.md 4.9) and are finished empty.
+// covers TRAN-2
+func TestReplyFindsItsStream(t *testing.T) {
+	s, n := startServer(t, Options{StreamsConcurrentMax: 4})
+	qc := dial(t, s)
+	stA := send(t, qc, requestFrame(256, 7))
+	fa := recv(t, n.frames, "frame A")
+	stB := send(t, qc, requestFrame(256, 8))
+	recv(t, n.frames, "frame B")
+	want := replyFrame(8, []byte("for B"))
+	n.hub.Deliver(bus.Reply{Conn: fa.Conn, Parts: [][]byte{want}})
+	if got := readAll(t, stB); !bytes.Equal(got, want) {
+		t.Fatalf("B got %q", got)
+	}
+	if got := readAll(t, stA); len(got) != 0 {
+		t.Fatalf("A, silently dropped, got %d bytes", len(got))
+	}
+	// The connection stays usable.
+	stC := send(t, qc, requestFrame(256, 9))
+	recv(t, n.frames, "frame C")
+	ev := wire.Eviction{Client: wire.U128{Lo: 1}, Reason: wire.EvictStaleClient}.Bytes()
+	n.hub.Deliver(bus.Reply{Conn: fa.Conn, Parts: [][]byte{ev}})
+	if got := readAll(t, stC); !bytes.Equal(got, ev) {
+		t.Fatalf("C got %x, want the eviction", got)
+	}
+}
+
+// An eviction with no stream waiting, a Close from the node, a bad size and
+// data after the frame each end the connection; the node hears of it.
+// covers TRAN-2
+func TestConnectionEnds(t *testing.T) {
+	s, n := startServer(t, Options{FrameSizeMax: 4096})
+	ev := wire.Eviction{Client: wire.U128{Lo: 1}, Reason: wire.EvictStaleClient}.Bytes()
+	short := requestFrame(300, 1)
+	binary.LittleEndian.PutUint32(short[48:], 400)
+	cases := []struct {
+		name  string
+		act   func(qc *quic.Conn, id bus.ConnID)
+		wants quic.ApplicationErrorCode
+	}{
+		{"idle eviction", func(_ *quic.Conn, id bus.ConnID) { n.hub.Deliver(bus.Reply{Conn: id, Parts: [][]byte{ev}}) }, closeNormal},
+		{"node close", func(_ *quic.Conn, id bus.ConnID) { n.hub.Deliver(bus.Reply{Conn: id, Close: true}) }, closeNormal},
+		{"over the cap", func(qc *quic.Conn, _ bus.ConnID) { send(t, qc, requestFrame(4097, 1)) }, closeBadFrame},
+		{"short", func(qc *quic.Conn, _ bus.ConnID) { send(t, qc, short) }, closeBadFrame},
+		{"trailing", func(qc *quic.Conn, _ bus.ConnID) { send(t, qc, append(requestFrame(256, 1), 0)) }, closeBadFrame},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			qc := dial(t, s)
+			send(t, qc, requestFrame(256, 1)) // the connection exists for the server once a stream arrives
+			f := recv(t, n.frames, "first frame")
+			recv(t, n.opened, "ConnOpened")
+			n.hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{replyFrame(1, nil)}})
+			tc.act(qc, f.Conn)
+			if cl := recv(t, n.closed, "ConnClosed"); cl.Conn != f.Conn {
+				t.Fatalf("closed %d, want %d", cl.Conn, f.Conn)
+			}
+			// A frame with trailing data reached the node before the close
+			// (inbox order); drop it so the next case starts clean.
+			for len(n.frames) > 0 {
+				<-n.frames
+			}
+			select {
+			case <-qc.Context().Done():
+			case <-time.After(testTimeout):
+				t.Fatal("client connection still open")
+			}
+			var appErr *quic.ApplicationError
+			if err := context.Cause(qc.Context()); !errors.As(err, &appErr) || appErr.ErrorCode != tc.wants || !appErr.Remote {
+				t.Fatalf("closed with %v, want application code %d from the server", err, tc.wants)
+			}
+		})
+	}
+}
