@@ -20,6 +20,7 @@ type simClient struct {
 	evicted  bool
 	awaiting []*request
 	sent     map[uint64]*request // metadata requests by id, for resends
+	last     *request            // the last request sent, for resends
 }
 
 // request is one frame sent and how to read its reply.
@@ -108,8 +109,11 @@ func (w *world) transmit(r *request) *request {
 	}
 	r.cmd = w.cmd
 	c.awaiting = append(c.awaiting, r)
-	if r.header.Operation.Metadata() && r.orig == nil {
-		c.sent[r.header.Request] = r
+	if r.orig == nil {
+		c.last = r
+		if r.header.Operation.Metadata() {
+			c.sent[r.header.Request] = r
+		}
 	}
 	w.node.Step(bus.ClientFrame{Conn: c.conn, Frame: bytes.Clone(r.frame)})
 	return r
@@ -139,8 +143,8 @@ func (c *simClient) received(w *world, frame []byte) {
 	body := frame[wire.HeaderSize:]
 	r.body = bytes.Clone(body)
 	line := r.readReply(w, h, body)
-	if r.orig != nil && r.orig.body != nil {
-		line += fmt.Sprintf(" (same body as the first reply: %t)", bytes.Equal(body, r.orig.body))
+	if r.orig != nil && r.orig.body != nil && bytes.Equal(body, r.orig.body) {
+		line += " (the first reply's body)"
 	}
 	w.printf("%s%s", r.prefix(w), line)
 }
@@ -170,6 +174,8 @@ func (c *simClient) evictedBy(w *world, frame []byte) {
 	}
 	if code != wire.OK {
 		w.printf("%smalformed eviction", prefix)
+	} else if e.Reason == wire.EvictIncompatibleProtocol {
+		w.printf("%sevicted reason=%d window=%s..%s", prefix, e.Reason, e.VersionMin, e.VersionMax)
 	} else {
 		w.printf("%sevicted reason=%d", prefix, e.Reason)
 	}

@@ -32,10 +32,12 @@ const (
 // simCrypto is the cheap deterministic stand-in for argon2id and BLAKE3.
 type simCrypto struct{ rng *rand.Rand }
 
-func (c simCrypto) HashPassword(p string) string            { return "h:" + p }
-func (c simCrypto) VerifyPassword(hash, p string) bool      { return hash == "h:"+p }
-func (c simCrypto) HashToken(token string) string           { return "t:" + token }
-func (c simCrypto) NewToken() string                        { return fmt.Sprintf("%016x%016x", c.rng.Uint64(), c.rng.Uint64()) }
+func (c simCrypto) HashPassword(p string) string       { return "h:" + p }
+func (c simCrypto) VerifyPassword(hash, p string) bool { return hash == "h:"+p }
+func (c simCrypto) HashToken(token string) string      { return "t:" + token }
+func (c simCrypto) NewToken() string {
+	return fmt.Sprintf("%016x%016x", c.rng.Uint64(), c.rng.Uint64())
+}
 func rootCredentials(user, password string) *node.RootCredentials {
 	return &node.RootCredentials{Username: user, PasswordHash: simCrypto{}.HashPassword(password)}
 }
@@ -58,8 +60,11 @@ type world struct {
 	// connection closed), so its output must be taken once more.
 	stepped bool
 
-	out   []string     // output lines of the command being run
-	trace bytes.Buffer // every reply and disk request, byte for byte
+	cmd     int          // the script command being run, counted from 1
+	current *simClient   // the client it names, if any
+	nowait  bool         // it is sent without settling
+	out     []string     // its output lines
+	trace   bytes.Buffer // every reply and disk request, byte for byte
 }
 
 func newWorld(t testing.TB, seed uint64) *world {
@@ -117,7 +122,9 @@ func (w *world) settle() {
 			w.noReplies()
 			return
 		}
-		w.stepDisk(1 + w.rng.IntN(min(w.disk.Pending(), completionsPerStepMax)))
+		if n := w.disk.Pending(); n > 0 {
+			w.stepDisk(1 + w.rng.IntN(min(n, completionsPerStepMax)))
+		}
 	}
 	w.t.Fatalf("no quiet state after %d rounds: %v", settleRoundsMax, w.disk)
 }
@@ -178,7 +185,7 @@ func (w *world) deliver(rep bus.Reply) {
 		c.received(w, frame)
 	}
 	if rep.Close {
-		w.printf("%sconnection closed by the server", c.prefix())
+		w.printf("%sconnection closed by the server", c.prefix(w))
 	}
 	if rep.Close || c.evicted {
 		w.closeConn(c)
@@ -200,7 +207,7 @@ func (w *world) closeConn(c *simClient) {
 func (w *world) noReplies() {
 	for _, c := range w.sortedClients() {
 		for _, r := range c.awaiting {
-			w.printf("%sno reply (%s)", r.prefix(), r.what)
+			w.printf("%sno reply (%s)", r.prefix(w), r.what)
 		}
 		c.awaiting = nil
 	}

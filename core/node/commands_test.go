@@ -1,0 +1,351 @@
+package node_test
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/batch"
+)
+
+// scriptFlags are the bare words a command may carry.
+var scriptFlags = []string{"nowait", "torn", "balanced", "next", "auto-commit", "new-id", "last"}
+
+type command func(w *world, a *args)
+
+// commands is the script language. World commands: boot, restart, crash,
+// tick, settle, disk-step, ls. Client commands name the client first; with
+// the flag nowait they only hand the frame over (and the node's disk
+// requests to the disk), and their reply shows up in a later command's output.
+var commands map[string]command
+
+func init() {
+	commands = map[string]command{
+		"boot": cmdBoot, "restart": cmdRestart, "crash": cmdCrash, "tick": cmdTick,
+		"settle":    func(w *world, a *args) { a.done(0); w.requireUp(); w.settle() },
+		"disk-step": cmdDiskStep, "ls": cmdLs,
+		"connect": cmdConnect, "disconnect": cmdDisconnect, "login": cmdLogin, "logout": cmdLogout,
+		"ping": cmdPing, "raw": cmdRaw, "resend": cmdResend,
+		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
+		"create-topic": cmdCreateTopic, "delete-topic": cmdDeleteTopic, "get-topic": cmdGetTopic,
+		"create-user": cmdCreateUser, "update-permissions": cmdUpdatePermissions,
+		"send": cmdSend, "poll": cmdPoll,
+		"store-offset": cmdStoreOffset, "get-offset": cmdGetOffset, "delete-offset": cmdDeleteOffset,
+	}
+}
+
+// run executes one script line and returns its output lines.
+func (w *world) run(line string) []string {
+	w.t.Helper()
+	w.out, w.current = nil, nil
+	w.cmd++
+	a := parseArgs(w.t, line, scriptFlags...)
+	cmd, ok := commands[a.cmd]
+	if !ok {
+		w.t.Fatalf("unknown command %q", a.cmd)
+	}
+	cmd(w, a)
+	return w.out
+}
+
+func rootArg(a *args) (user, password string, ok bool) {
+	s := a.str("root", "")
+	if s == "" {
+		return "", "", false
+	}
+	user, password, ok = strings.Cut(s, "/")
+	if !ok {
+		a.fail("root=%q is not user/password", s)
+	}
+	return user, password, true
+}
+
+// boot [root=user/password]: start the first node on the empty disk.
+func cmdBoot(w *world, a *args) {
+	user, password, ok := rootArg(a)
+	a.done(0)
+	if w.node != nil {
+		a.fail("the node is already up")
+	}
+	if ok {
+		w.start(rootCredentials(user, password))
+		return
+	}
+	w.start(nil)
+}
+
+// restart [root=user/password]: the process dies (requests in flight are
+// dropped, the page cache survives) and a new node boots on the same disk.
+func cmdRestart(w *world, a *args) {
+	user, password, ok := rootArg(a)
+	a.done(0)
+	if w.node != nil {
+		if n := w.disk.Kill(); n > 0 {
+			w.printf("dropped %d disk requests in flight", n)
+		}
+		w.down()
+	}
+	if ok {
+		w.start(rootCredentials(user, password))
+		return
+	}
+	w.start(nil)
+}
+
+// crash [torn] [keep=prefix:bytes]: power loss. Unsynced writes are lost,
+// except a random prefix of each file's with torn, or the first bytes of
+// the unsynced writes of files whose path starts with prefix with keep.
+// The node is down until restart.
+func cmdCrash(w *world, a *args) {
+	torn := a.flag("torn")
+	keepPath, keepBytes := "", uint64(0)
+	if s := a.str("keep", ""); s != "" {
+		p, n, ok := strings.Cut(s, ":")
+		if _, err := fmt.Sscan(n, &keepBytes); !ok || err != nil {
+			a.fail("keep=%q is not path:bytes", s)
+		}
+		keepPath = p
+	}
+	a.done(0)
+	rep := w.disk.CrashKeeping(func(path string, unsynced uint64) uint64 {
+		switch {
+		case keepPath != "" && strings.HasPrefix(path, keepPath):
+			return keepBytes
+		case torn:
+			return w.rng.Uint64N(unsynced + 1)
+		}
+		return 0
+	})
+	w.printf("crash: %s", rep)
+	w.down()
+}
+
+// tick n: n clock ticks, each stepped on its own.
+func cmdTick(w *world, a *args) {
+	var n uint64
+	if _, err := fmt.Sscan(a.arg(0), &n); err != nil {
+		a.fail("tick count %q: %v", a.arg(0), err)
+	}
+	a.done(1)
+	w.requireUp()
+	for range n {
+		w.ticks++
+		w.node.Step(w.now())
+	}
+	w.settle()
+}
+
+// disk-step n: complete n disk requests without settling.
+func cmdDiskStep(w *world, a *args) {
+	var n int
+	if _, err := fmt.Sscan(a.arg(0), &n); err != nil {
+		a.fail("count %q: %v", a.arg(0), err)
+	}
+	a.done(1)
+	w.requireUp()
+	for range n {
+		w.stepDisk(1)
+		w.takeReady()
+	}
+	w.printf("%d disk requests pending", w.disk.Pending())
+}
+
+// ls [prefix]: files with their volatile and durable sizes.
+func cmdLs(w *world, a *args) {
+	prefix := ""
+	if len(a.pos) > 0 {
+		prefix = a.arg(0)
+	}
+	a.done(1)
+	for _, p := range w.disk.Files() {
+		if strings.HasPrefix(p, prefix) {
+			img, _ := w.disk.File(p)
+			w.printf("%s %d (durable %d)", p, len(img.Volatile), len(img.Durable))
+		}
+	}
+}
+
+// clientOf returns the client a command names first, creating it on first
+// use, and notes whether the command is sent with nowait.
+func (w *world) clientOf(a *args) *simClient {
+	name := a.arg(0)
+	w.nowait = a.flag("nowait")
+	c, ok := w.clients[name]
+	if !ok {
+		c = &simClient{name: name, sent: map[uint64]*request{}}
+		w.clients[name] = c
+	}
+	w.current = c
+	return c
+}
+
+// finish settles after a client command, unless it was sent with nowait.
+func (w *world) finish() {
+	if w.nowait {
+		w.takeReady()
+		return
+	}
+	w.settle()
+}
+
+// connect c [new-id]: open a connection. The client keeps its id (and so
+// can resume its session) unless it has none yet or new-id is given.
+func cmdConnect(w *world, a *args) {
+	c := w.clientOf(a)
+	fresh := a.flag("new-id")
+	a.done(1)
+	w.requireUp()
+	if c.conn != 0 {
+		a.fail("%s is already connected", c.name)
+	}
+	if fresh || c.id.IsZero() {
+		c.id, c.counter, c.session = w.newClientID(), 1, 0
+		c.sent = map[uint64]*request{}
+	}
+	w.lastCID++
+	c.conn = w.lastCID
+	w.conns[c.conn] = c
+	w.node.Step(bus.ConnOpened{Conn: c.conn, Transport: bus.TransportTCP, Addr: fmt.Sprintf("10.0.0.%d:5000", c.conn)})
+	w.printf("connected conn=%d", c.conn)
+	w.settle()
+}
+
+// disconnect c: the client closes its socket (an implicit logout).
+func cmdDisconnect(w *world, a *args) {
+	c := w.clientOf(a)
+	a.done(1)
+	w.requireUp()
+	if c.conn == 0 {
+		a.fail("%s is not connected", c.name)
+	}
+	w.closeConn(c)
+	w.printf("disconnected")
+	w.settle()
+}
+
+// login c user password [version=x.y.z]
+func cmdLogin(w *world, a *args) {
+	c := w.clientOf(a)
+	version := wire.ProtocolVersionCurrent
+	if a.has("version") {
+		version = parseVersion(w.t, a.str("version", ""))
+	}
+	body := wire.Writer{}
+	wire.LoginPrefix{Version: version, SDKName: "sim-sdk", SDKVersion: "0.0.1"}.Encode(&body)
+	wire.LoginPassword{Username: a.arg(1), Password: a.arg(2)}.Encode(&body)
+	a.done(3)
+	w.call(c, "login", wire.CmdLoginRegister, body.Buf, decodeLogin)
+	w.finish()
+}
+
+func decodeLogin(w *world, c *simClient, payload []byte) string {
+	reg, code := wire.DecodeRegisterReply(payload)
+	if code != wire.OK {
+		return "malformed register reply: " + code.Name()
+	}
+	c.session = reg.Session
+	return fmt.Sprintf("ok user=%d session=%d server=%s", reg.UserID, reg.Session, reg.ServerVersion)
+}
+
+// logout c: ends the session; the client then draws a fresh id.
+func cmdLogout(w *world, a *args) {
+	c := w.clientOf(a)
+	a.done(1)
+	w.call(c, "logout", wire.CmdLogoutUser, nil, func(w *world, c *simClient, _ []byte) string {
+		id := c.conn
+		c.reset()
+		c.id, c.counter = w.newClientID(), 1
+		c.conn = id
+		return "ok"
+	})
+	w.finish()
+}
+
+func cmdPing(w *world, a *args) {
+	c := w.clientOf(a)
+	a.done(1)
+	w.call(c, "ping", wire.CmdPing, nil, decodeEmpty)
+	w.finish()
+}
+
+func decodeEmpty(_ *world, _ *simClient, payload []byte) string {
+	if len(payload) != 0 {
+		return fmt.Sprintf("ok with %d unexpected bytes", len(payload))
+	}
+	return "ok"
+}
+
+func decodeBytes(_ *world, _ *simClient, payload []byte) string {
+	return fmt.Sprintf("ok body=%d bytes", len(payload))
+}
+
+// raw c op=N [code=N] [body=hex] [request=N] [session=N]: any frame, stamped
+// by the SDK's rules for op unless request or session are given.
+func cmdRaw(w *world, a *args) {
+	c := w.clientOf(a)
+	op := wire.Operation(a.u64("op", 0))
+	code := wire.Command(a.u64("code", 0))
+	body, err := hex.DecodeString(a.str("body", ""))
+	if err != nil {
+		a.fail("body: %v", err)
+	}
+	h := c.stamp(op, code)
+	if op != wire.OpNonReplicated {
+		h.NRCode = code
+	}
+	h.Request = a.u64("request", h.Request)
+	h.Session = a.u64("session", h.Session)
+	a.done(1)
+	w.transmit(&request{client: c, what: "raw", frame: buildFrame(h, body), header: h, decode: decodeBytes})
+	w.finish()
+}
+
+// resend c (request=N | last): the metadata frame first sent with id N, or
+// the last frame sent, byte for byte.
+func cmdResend(w *world, a *args) {
+	c := w.clientOf(a)
+	orig := c.last
+	if !a.flag("last") {
+		id := a.u64("request", 0)
+		var ok bool
+		if orig, ok = c.sent[id]; !ok {
+			a.fail("%s sent no metadata request %d", c.name, id)
+		}
+	}
+	a.done(1)
+	if orig == nil {
+		a.fail("%s sent nothing yet", c.name)
+	}
+	w.transmit(&request{client: c, what: "resend " + orig.what, frame: orig.frame, header: orig.header,
+		decode: orig.decode, orig: orig})
+	w.finish()
+}
+
+// partitionOf reads partition=N, the partition a poll or offset names.
+func partitionOf(a *args) wire.OptionalPartition {
+	if !a.has("partition") {
+		return wire.OptionalPartition{}
+	}
+	return wire.OptionalPartition{Given: true, ID: a.u32("partition", 0)}
+}
+
+func consumerOf(a *args) wire.Consumer {
+	return wire.Consumer{Kind: wire.ConsumerKindConsumer, ID: ident(a.str("consumer", "1"))}
+}
+
+// batchRecord builds count messages of the next batch.
+func (w *world) batchRecord(a *args, count int, size int) (uint64, []byte) {
+	w.batches++
+	msgs := make([]batch.Message, count)
+	for i := range msgs {
+		msgs[i] = batch.Message{ID: messageID(w.batches, i), OriginTimestamp: w.now().NowMicros,
+			Payload: payload(w.batches, i, size)}
+	}
+	rec, code := batch.Build(msgs)
+	if code != wire.OK {
+		a.fail("cannot build a batch of %d messages of %d bytes: %s", count, size, code.Name())
+	}
+	return w.batches, rec
+}
