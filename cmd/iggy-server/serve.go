@@ -159,9 +159,19 @@ func hostPort(enabled bool, addr string) (string, uint16, error) {
 }
 
 // listeners are the client transports, started once the node has booted.
-type listeners struct{ tcp *tcp.Server }
+type listeners struct {
+	tcp *tcp.Server
+	wsListener
+	quicListener
+}
 
 func (l *listeners) start(cfg *config.Config, hub *transport.Hub, log *slog.Logger) error {
+	if err := l.startWebSocket(cfg, hub, log); err != nil {
+		return err
+	}
+	if err := l.startQUIC(cfg, hub, log); err != nil {
+		return err
+	}
 	if !cfg.TCP.Enabled {
 		return nil
 	}
@@ -187,6 +197,8 @@ func (l *listeners) close(hub *transport.Hub) {
 	if l.tcp != nil {
 		_ = l.tcp.Close()
 	}
+	l.closeWebSocket()
+	l.closeQUIC()
 	hub.CloseAll()
 }
 

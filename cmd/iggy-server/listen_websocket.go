@@ -1,0 +1,76 @@
+package main
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+
+	"github.com/iggygo/iggy/adapters/config"
+	"github.com/iggygo/iggy/adapters/selfsigned"
+	"github.com/iggygo/iggy/adapters/transport"
+	"github.com/iggygo/iggy/adapters/websocket"
+	"github.com/iggygo/iggy/wire"
+)
+
+// wsListener is the WebSocket part of listeners (config.md [websocket]).
+// The library manages its own read and write buffers, so the optional
+// buffer-size keys are accepted but not applied.
+type wsListener struct{ ws *websocket.Server }
+
+func (l *wsListener) startWebSocket(cfg *config.Config, hub *transport.Hub, log *slog.Logger) error {
+	w := cfg.WebSocket
+	if !w.Enabled {
+		return nil
+	}
+	tlsCfg, err := websocketTLS(w.TLS, log)
+	if err != nil {
+		return err
+	}
+	if w.AcceptUnmaskedFrames {
+		log.Warn("websocket.accept_unmasked_frames is not supported: client frames must be masked")
+	}
+	frameMax := min(cfg.MessageBus.MaxMessageSize, wire.FrameSizeMax)
+	if w.MaxMessageSize != nil {
+		frameMax = min(frameMax, *w.MaxMessageSize)
+	}
+	opts := websocket.Options{FrameSizeMax: uint32(frameMax), HandshakeTimeout: cfg.MessageBus.HandshakeGrace}
+	s, err := websocket.Listen(w.Address, tlsCfg, hub, opts, log)
+	if err != nil {
+		return err
+	}
+	l.ws = s
+	go s.Serve()
+	fmt.Printf("websocket listening on %s\n", s.Addr())
+	return nil
+}
+
+func (l *wsListener) closeWebSocket() {
+	if l.ws != nil {
+		_ = l.ws.Close()
+	}
+}
+
+// websocketTLS follows [websocket.tls]: existing PEM files win; self_signed
+// makes an ephemeral certificate only while cert_file does not exist.
+func websocketTLS(t config.TLS, log *slog.Logger) (*tls.Config, error) {
+	if !t.Enabled {
+		return nil, nil
+	}
+	_, statErr := os.Stat(t.CertFile)
+	if t.SelfSigned && errors.Is(statErr, fs.ErrNotExist) {
+		cert, err := selfsigned.Certificate()
+		if err != nil {
+			return nil, fmt.Errorf("websocket tls: %w", err)
+		}
+		log.Info("websocket tls: generated an ephemeral self-signed certificate", "hosts", selfsigned.Hosts)
+		return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+	}
+	cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("websocket tls: %w", err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
