@@ -1,5 +1,5 @@
 // Package client is a Go client for the Iggy binary protocol over TCP (and
-// TCP+TLS). It speaks protocol 0.12.2 and follows the Go SDK's rules for
+// TCP+TLS), WebSocket (and WSS) and QUIC. It speaks protocol 0.12.2 and follows the Go SDK's rules for
 // client ids, request ids and transient retries (protocol-framing.md 4), so
 // the server sees exactly what an official SDK would send. One request is in
 // flight per connection; a Client is safe for concurrent use, calls are
@@ -32,9 +32,21 @@ const (
 	clientIDDrawAttemptsMax = 8 // crypto/rand returning 0 twice in a row is already absurd
 )
 
+// Transports of Options.Transport.
+const (
+	TransportTCP       = "tcp"
+	TransportWebSocket = "ws"
+	TransportQUIC      = "quic"
+)
+
 // Options tunes a connection. The zero value is plain TCP with the defaults.
 type Options struct {
-	// TLS, when set, wraps the TCP connection in TLS with this config.
+	// Transport is TransportTCP (also when empty), TransportWebSocket or
+	// TransportQUIC; the frames and the session rules are the same on each.
+	Transport string
+	// TLS, when set, wraps the TCP connection in TLS with this config (WSS
+	// for WebSocket; for QUIC, which always uses TLS, it replaces the
+	// default that skips certificate verification).
 	TLS *tls.Config
 	// DialTimeout bounds connecting (and the TLS handshake).
 	DialTimeout time.Duration
@@ -83,12 +95,37 @@ type sessionState struct {
 
 func (s *sessionState) bound() bool { return s.session != 0 }
 
-// Dial connects to addr ("host:port") over TCP with TCP_NODELAY, optionally
-// wrapped in TLS. The returned client is not logged in.
+// Dial connects to addr ("host:port") over opts.Transport. The returned
+// client is not logged in.
 func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	opts = opts.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, opts.DialTimeout)
 	defer cancel()
+	var conn net.Conn
+	var err error
+	switch opts.Transport {
+	case "", TransportTCP:
+		conn, err = dialTCP(ctx, addr, opts)
+	case TransportWebSocket:
+		conn, err = dialWebSocket(ctx, addr, opts)
+	case TransportQUIC:
+		conn, err = dialQUIC(ctx, addr, opts)
+	default:
+		return nil, fmt.Errorf("%w: transport %q", ErrInvalidArgument, opts.Transport)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{opts: opts, conn: conn}
+	if err := c.resetSession(); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// dialTCP connects over TCP with TCP_NODELAY, optionally wrapped in TLS.
+func dialTCP(ctx context.Context, addr string, opts Options) (net.Conn, error) {
 	var d net.Dialer
 	raw, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -107,12 +144,7 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 		}
 		conn = tc
 	}
-	c := &Client{opts: opts, conn: conn}
-	if err := c.resetSession(); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	return c, nil
+	return conn, nil
 }
 
 // tlsConfigFor fills ServerName from addr when the config leaves it empty,

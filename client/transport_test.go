@@ -1,0 +1,90 @@
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/iggygo/iggy/adapters/quic"
+	"github.com/iggygo/iggy/adapters/selfsigned"
+	"github.com/iggygo/iggy/adapters/transport"
+	"github.com/iggygo/iggy/adapters/websocket"
+	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/wire"
+)
+
+// echoNode answers every frame on the hub with an empty status-0 reply that
+// echoes the request, standing in for the node.
+func echoNode(t *testing.T, hub *transport.Hub) {
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case in := <-hub.Inbox():
+				f, ok := in.(bus.ClientFrame)
+				if !ok {
+					continue
+				}
+				h, _ := wire.DecodeRequestHeader(f.Frame)
+				reply := make([]byte, wire.HeaderSize)
+				wire.ReplyTo(h).Put(reply, 0)
+				hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{reply}})
+			}
+		}
+	}()
+}
+
+// The client's WebSocket and QUIC transports carry requests and replies,
+// several in a row on one connection.
+// covers TRAN-2, TRAN-3
+func TestPingOverWebSocketAndQUIC(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	hub := transport.NewHub()
+	echoNode(t, hub)
+	wsSrv, err := websocket.Listen("127.0.0.1:0", nil, hub, websocket.Options{}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go wsSrv.Serve()
+	t.Cleanup(func() { _ = wsSrv.Close() })
+	cert, err := selfsigned.Certificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	qSrv, err := quic.Listen("127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}}, hub, quic.Options{StreamsConcurrentMax: 1}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go qSrv.Serve()
+	t.Cleanup(func() { _ = qSrv.Close() })
+	t.Cleanup(hub.CloseAll)
+
+	for _, tc := range []struct{ transport, addr string }{
+		{TransportWebSocket, wsSrv.Addr().String()},
+		{TransportQUIC, qSrv.Addr().String()},
+	} {
+		c, err := Dial(context.Background(), tc.addr, Options{Transport: tc.transport, RequestTimeout: 5 * time.Second})
+		if err != nil {
+			t.Fatalf("%s: dial: %v", tc.transport, err)
+		}
+		for i := range 20 {
+			if err := c.Ping(); err != nil {
+				t.Fatalf("%s: ping %d: %v", tc.transport, i, err)
+			}
+		}
+		if c.LocalAddr() == nil {
+			t.Fatalf("%s: no local address", tc.transport)
+		}
+		if err := c.Close(); err != nil {
+			t.Logf("%s: close: %v", tc.transport, err)
+		}
+	}
+	if _, err := Dial(context.Background(), "127.0.0.1:1", Options{Transport: "carrier-pigeon"}); err == nil {
+		t.Fatal("an unknown transport dialled")
+	}
+}
