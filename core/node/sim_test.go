@@ -60,11 +60,12 @@ type world struct {
 	// connection closed), so its output must be taken once more.
 	stepped bool
 
-	cmd     int          // the script command being run, counted from 1
-	current *simClient   // the client it names, if any
-	nowait  bool         // it is sent without settling
-	out     []string     // its output lines
-	trace   bytes.Buffer // every reply and disk request, byte for byte
+	cmd     int             // the script command being run, counted from 1
+	current *simClient      // the client it names, if any
+	nowait  bool            // it is sent without settling
+	out     []string        // its output lines
+	trace   bytes.Buffer    // every reply and disk request, byte for byte
+	order   []storage.ReqID // disk completions, in the order they happened
 }
 
 func newWorld(t testing.TB, seed uint64) *world {
@@ -86,6 +87,13 @@ func (w *world) now() clock.Tick {
 // start makes a fresh node over the disk and runs its recovery.
 func (w *world) start(root *node.RootCredentials) {
 	w.t.Helper()
+	w.startUnsettled(root)
+	w.settle()
+}
+
+// startUnsettled makes the node and starts its boot, leaving the disk work
+// to the caller.
+func (w *world) startUnsettled(root *node.RootCredentials) {
 	cfg := node.Config{
 		ServerVersion: serverVersion, SegmentSizeBytes: simSegmentSizeBytesMax,
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
@@ -93,7 +101,6 @@ func (w *world) start(root *node.RootCredentials) {
 	w.node = node.New(cfg, simCrypto{rng: w.rng})
 	w.node.Step(w.now())
 	w.node.Boot()
-	w.settle()
 }
 
 // down forgets the node and every connection to it, as a dead process does.
@@ -237,6 +244,7 @@ func (w *world) traceRequest(r storage.Request) {
 }
 
 func (w *world) traceCompletion(c storage.Completion) {
+	w.order = append(w.order, c.ID)
 	fmt.Fprintf(&w.trace, "done %d %d %x %v\n", c.ID, c.Result, c.Data, c.Entries)
 }
 
