@@ -38,10 +38,17 @@ type request struct {
 // decoder turns a successful reply payload into an output line.
 type decoder func(w *world, c *simClient, payload []byte) string
 
-// reset forgets the session and draws a fresh client id next time, as the
-// SDK does after a logout or an eviction.
+// reset forgets the session; the next connect draws a fresh client id, as
+// the SDK does after an eviction.
 func (c *simClient) reset() {
 	c.id, c.counter, c.session = wire.U128{}, 0, 0
+}
+
+// fresh starts a new session identity: a fresh client id whose request ids
+// start at 1 (protocol-framing.md 4.5).
+func (c *simClient) fresh(w *world) {
+	c.id, c.counter, c.session = w.newClientID(), 1, 0
+	c.sent = map[uint64]*request{}
 }
 
 // lost drops the connection without telling the node (it died).

@@ -201,8 +201,7 @@ func cmdConnect(w *world, a *args) {
 		a.fail("%s is already connected", c.name)
 	}
 	if fresh || c.id.IsZero() {
-		c.id, c.counter, c.session = w.newClientID(), 1, 0
-		c.sent = map[uint64]*request{}
+		c.fresh(w)
 	}
 	w.lastCID++
 	c.conn = w.lastCID
@@ -254,10 +253,7 @@ func cmdLogout(w *world, a *args) {
 	c := w.clientOf(a)
 	a.done(1)
 	w.call(c, "logout", wire.CmdLogoutUser, nil, func(w *world, c *simClient, _ []byte) string {
-		id := c.conn
-		c.reset()
-		c.id, c.counter = w.newClientID(), 1
-		c.conn = id
+		c.fresh(w)
 		return "ok"
 	})
 	w.finish()

@@ -102,7 +102,7 @@ func (w *world) checkLogin() {
 // acknowledged as persisted reads back, and metadata acknowledged before
 // the crash is there.
 //
-// covers STOR-7, STOR-9, STOR-45, RES-38, SESS-17
+// covers STOR-7, STOR-9, STOR-45, RES-38
 func TestCrashAtEveryStepOfAWorkload(t *testing.T) {
 	script := []string{
 		"connect c1", "login c1 iggy iggy", "create-stream c1 orders",

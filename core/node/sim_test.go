@@ -19,14 +19,20 @@ import (
 )
 
 // Bounds of the harness: a settle that takes more rounds than this is a
-// livelock, and one step hands the node at most this many completions.
+// livelock, and one step hands the node at most this many completions
+// (more than one, so the node's group commit is exercised).
 const (
-	settleRoundsMax        = 1 << 20
-	completionsPerStepMax  = 4
-	startMicros            = 1_700_000_000_000_000
-	microsPerTick          = clock.TickMillis * 1000
-	serverVersion          = "0.0.0-sim"
-	simSegmentSizeBytesMax = 1 << 20
+	settleRoundsMax       = 1 << 20
+	completionsPerStepMax = 4
+)
+
+// The simulated host: its clock starts at a fixed instant and moves only
+// with tick commands, so every timestamp in a transcript is reproducible.
+const (
+	startMicros      = 1_700_000_000_000_000
+	microsPerTick    = clock.TickMillis * 1000
+	serverVersion    = "0.0.0-sim"
+	segmentSizeBytes = 1 << 20
 )
 
 // simCrypto is the cheap deterministic stand-in for argon2id and BLAKE3.
@@ -38,6 +44,8 @@ func (c simCrypto) HashToken(token string) string      { return "t:" + token }
 func (c simCrypto) NewToken() string {
 	return fmt.Sprintf("%016x%016x", c.rng.Uint64(), c.rng.Uint64())
 }
+
+// rootCredentials are the root user of a fresh start, hashed as simCrypto does.
 func rootCredentials(user, password string) *node.RootCredentials {
 	return &node.RootCredentials{Username: user, PasswordHash: simCrypto{}.HashPassword(password)}
 }
@@ -47,7 +55,6 @@ func rootCredentials(user, password string) *node.RootCredentials {
 // completions a step takes, client ids, tokens) comes from the seed.
 type world struct {
 	t       testing.TB
-	seed    uint64
 	rng     *rand.Rand
 	disk    *simdisk.Disk
 	node    *node.Node // nil while down
@@ -70,7 +77,7 @@ type world struct {
 
 func newWorld(t testing.TB, seed uint64) *world {
 	return &world{
-		t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, 0x5eed)),
+		t: t, rng: rand.New(rand.NewPCG(seed, 0x5eed)),
 		disk:    simdisk.New(simdisk.Options{Seed: seed}),
 		clients: map[string]*simClient{}, conns: map[bus.ConnID]*simClient{},
 	}
@@ -95,7 +102,7 @@ func (w *world) start(root *node.RootCredentials) {
 // to the caller.
 func (w *world) startUnsettled(root *node.RootCredentials) {
 	cfg := node.Config{
-		ServerVersion: serverVersion, SegmentSizeBytes: simSegmentSizeBytesMax,
+		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
 	}
 	w.node = node.New(cfg, simCrypto{rng: w.rng})
