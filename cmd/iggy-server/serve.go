@@ -163,6 +163,7 @@ type listeners struct {
 	tcp *tcp.Server
 	wsListener
 	quicListener
+	httpListener
 }
 
 func (l *listeners) start(cfg *config.Config, hub *transport.Hub, log *slog.Logger) error {
@@ -170,6 +171,9 @@ func (l *listeners) start(cfg *config.Config, hub *transport.Hub, log *slog.Logg
 		return err
 	}
 	if err := l.startQUIC(cfg, hub, log); err != nil {
+		return err
+	}
+	if err := l.startHTTP(cfg, hub, log); err != nil {
 		return err
 	}
 	if !cfg.TCP.Enabled {
@@ -199,6 +203,7 @@ func (l *listeners) close(hub *transport.Hub) {
 	}
 	l.closeWebSocket()
 	l.closeQUIC()
+	l.closeHTTP()
 	hub.CloseAll()
 }
 

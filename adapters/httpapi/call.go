@@ -1,0 +1,71 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/iggygo/iggy/wire"
+)
+
+// Call policies by kind of request.
+var (
+	// readPolicy: reads replay only 58, nothing of theirs can commit.
+	readPolicy = callPolicy{timeout: 10 * time.Second, budget: 10 * time.Second}
+	// metaPolicy: control-plane writes replay 57 and 58 for up to 30 s
+	// (http.md 2.3); the node answers a replayed request id from its receipt.
+	metaPolicy = callPolicy{timeout: 30 * time.Second, budget: 30 * time.Second, replay57: true}
+	// writePolicy: partition writes have no duplicate detection, so only
+	// 58 (provably not admitted) is replayed; 10 s per http.md 5.1.
+	writePolicy = callPolicy{timeout: 10 * time.Second, budget: 10 * time.Second}
+)
+
+// Answers when the node does not reply in time.
+var (
+	metaTimeout = &apiError{status: http.StatusGatewayTimeout, id: uint32(wire.TransientNotCommitted),
+		code: "transient_not_committed", reason: "The operation was not confirmed in time and may still commit."}
+	readTimeout    = timeoutError("partition_read_timeout", "The node did not answer the read in time.")
+	produceTimeout = timeoutError("produce_timeout", "The send was not confirmed in time and may still commit.")
+	offsetTimeout  = timeoutError("offset_write_timeout", "The offset write was not confirmed in time and may still commit.")
+)
+
+// call sends one command on the caller's session and records it.
+func (s *Server) call(c caller, code wire.Command, body []byte, p callPolicy, onTimeout *apiError) ([]byte, *apiError) {
+	start := time.Now()
+	payload, err := c.conn.call(code, body, p)
+	s.metrics.observeCommand(code.Name(), err == nil, time.Since(start))
+	if err != nil {
+		return nil, callError(err, onTimeout)
+	}
+	return payload, nil
+}
+
+// encode runs an encoder into a fresh body.
+func encode(f func(w *wire.Writer)) []byte {
+	var w wire.Writer
+	f(&w)
+	return w.Buf
+}
+
+// badReply is the answer when a node reply does not decode: a bug on one
+// side, never the client's fault.
+func badReply(what string) *apiError {
+	return &apiError{status: http.StatusBadGateway, id: http.StatusBadGateway, code: "node_failed",
+		reason: "The node's " + what + " reply does not decode."}
+}
+
+// noContent is the 204 of writes without a body.
+func noContent(w http.ResponseWriter) *apiError {
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// authed wraps a route that needs a bearer: it authenticates, then runs h.
+func (s *Server) authed(h func(c caller, w http.ResponseWriter, r *http.Request) *apiError) handler {
+	return func(w http.ResponseWriter, r *http.Request) *apiError {
+		c, e := s.authenticate(r)
+		if e != nil {
+			return e
+		}
+		return h(c, w, r)
+	}
+}

@@ -1,0 +1,230 @@
+package httpapi
+
+import (
+	"math"
+	"net/http"
+
+	"github.com/iggygo/iggy/wire"
+)
+
+// topicJSON is a topic record. Expiry, compression and size cap live only in
+// the options (RES-15).
+type topicJSON struct {
+	ID              uint32                `json:"id"`
+	CreatedAt       uint64                `json:"created_at"`
+	Name            string                `json:"name"`
+	Size            string                `json:"size"`
+	MessagesCount   uint64                `json:"messages_count"`
+	PartitionsCount uint32                `json:"partitions_count"`
+	Options         map[string]optionView `json:"options"`
+}
+
+type partitionJSON struct {
+	ID            uint32 `json:"id"`
+	CreatedAt     uint64 `json:"created_at"`
+	SegmentsCount uint32 `json:"segments_count"`
+	CurrentOffset uint64 `json:"current_offset"`
+	Size          string `json:"size"`
+	MessagesCount uint64 `json:"messages_count"`
+}
+
+type topicDetailsJSON struct {
+	topicJSON
+	Partitions []partitionJSON `json:"partitions"`
+}
+
+func topicView(t wire.TopicHeader) topicJSON {
+	return topicJSON{ID: t.ID, CreatedAt: t.CreatedAtMicros, Name: t.Name, Size: sizeText(t.SizeBytes),
+		MessagesCount: t.MessagesCount, PartitionsCount: t.PartitionsCount, Options: optionViews(t.Explicit, t.Derived)}
+}
+
+func topicDetailsView(d wire.TopicDetails) topicDetailsJSON {
+	out := topicDetailsJSON{topicJSON: topicView(d.Topic), Partitions: make([]partitionJSON, 0, len(d.Partitions))}
+	for _, p := range d.Partitions {
+		out.Partitions = append(out.Partitions, partitionJSON{ID: p.ID, CreatedAt: p.CreatedAtMicros,
+			SegmentsCount: p.SegmentsCount, CurrentOffset: p.CurrentOffset, Size: sizeText(p.SizeBytes),
+			MessagesCount: p.MessagesCount})
+	}
+	return out
+}
+
+// topicPath reads {stream_id} and {topic_id}.
+func topicPath(r *http.Request) (wire.TopicRef, *apiError) {
+	stream, e := pathID(r, "stream_id")
+	if e != nil {
+		return wire.TopicRef{}, e
+	}
+	topic, e := pathID(r, "topic_id")
+	if e != nil {
+		return wire.TopicRef{}, e
+	}
+	return wire.TopicRef{StreamID: stream, TopicID: topic}, nil
+}
+
+// GET /streams/{stream_id}/topics
+func (s *Server) getTopics(c caller, w http.ResponseWriter, r *http.Request) *apiError {
+	stream, e := pathID(r, "stream_id")
+	if e != nil {
+		return e
+	}
+	payload, e := s.call(c, wire.CmdGetTopics, encode(wire.StreamRef{StreamID: stream}.Encode), readPolicy, readTimeout)
+	if e != nil {
+		return e
+	}
+	topics, code := wire.DecodeTopics(payload)
+	if code != wire.OK {
+		return badReply("GetTopics")
+	}
+	out := make([]topicJSON, 0, len(topics))
+	for _, t := range topics {
+		out = append(out, topicView(t))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// GET /streams/{stream_id}/topics/{topic_id}
+func (s *Server) getTopic(c caller, w http.ResponseWriter, r *http.Request) *apiError {
+	ref, e := topicPath(r)
+	if e != nil {
+		return e
+	}
+	payload, e := s.call(c, wire.CmdGetTopic, encode(ref.Encode), readPolicy, readTimeout)
+	if e != nil {
+		return e
+	}
+	d, found, code := wire.DecodeTopicDetails(payload)
+	switch {
+	case code != wire.OK:
+		return badReply("GetTopic")
+	case !found:
+		return notFound()
+	}
+	writeJSON(w, http.StatusOK, topicDetailsView(d))
+	return nil
+}
+
+// POST /streams/{stream_id}/topics with {"name", "partitions_count",
+// "options"?}; every other member, option keys included, is refused (RES-18).
+func (s *Server) createTopic(c caller, w http.ResponseWriter, r *http.Request) *apiError {
+	stream, e := pathID(r, "stream_id")
+	if e != nil {
+		return e
+	}
+	o, e := readObject(r)
+	if e != nil {
+		return e
+	}
+	if e := o.onlyMembers("name", "partitions_count", "options"); e != nil {
+		return e
+	}
+	name, _, e := o.str("name", true)
+	if e != nil {
+		return e
+	}
+	if !validName(name) {
+		return fromCode(wire.InvalidTopicName, "name")
+	}
+	count, _, e := o.uint("partitions_count", math.MaxUint32, true)
+	if e != nil {
+		return e
+	}
+	opts, e := optionsObject(wire.TopicCatalog, o)
+	if e != nil {
+		return e
+	}
+	req := wire.CreateTopicRequest{StreamID: stream, PartitionsCount: uint32(count), Name: name, Options: opts}
+	payload, e := s.call(c, wire.CmdCreateTopic, encode(req.Encode), metaPolicy, metaTimeout)
+	if e != nil {
+		return e
+	}
+	d, found, code := wire.DecodeTopicDetails(payload)
+	if code != wire.OK || !found {
+		return badReply("CreateTopic")
+	}
+	writeJSON(w, http.StatusOK, topicDetailsView(d))
+	return nil
+}
+
+// PUT /streams/{stream_id}/topics/{topic_id} with a flat body (RES-19..23).
+func (s *Server) updateTopic(c caller, w http.ResponseWriter, r *http.Request) *apiError {
+	ref, e := topicPath(r)
+	if e != nil {
+		return e
+	}
+	return s.update(c, w, r, wire.UpdateResourceRequest{Scope: wire.ScopeTopic, Stream: ref.StreamID, Topic: ref.TopicID})
+}
+
+// DELETE /streams/{stream_id}/topics/{topic_id}
+func (s *Server) deleteTopic(c caller, w http.ResponseWriter, r *http.Request) *apiError {
+	ref, e := topicPath(r)
+	if e != nil {
+		return e
+	}
+	if _, e := s.call(c, wire.CmdDeleteTopic, encode(ref.Encode), metaPolicy, metaTimeout); e != nil {
+		return e
+	}
+	return noContent(w)
+}
+
+// POST .../partitions with {"partitions_count": N}: 200 with an empty body.
+func (s *Server) createPartitions(c caller, w http.ResponseWriter, r *http.Request) *apiError {
+	ref, e := topicPath(r)
+	if e != nil {
+		return e
+	}
+	o, e := readObject(r)
+	if e != nil {
+		return e
+	}
+	count, _, e := o.uint("partitions_count", math.MaxUint32, true)
+	if e != nil {
+		return e
+	}
+	req := wire.PartitionsRequest{StreamID: ref.StreamID, TopicID: ref.TopicID, PartitionsCount: uint32(count)}
+	if _, e := s.call(c, wire.CmdCreatePartitions, encode(req.Encode), metaPolicy, metaTimeout); e != nil {
+		return e
+	}
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// DELETE .../partitions?partitions_count=N removes the last N partitions.
+func (s *Server) deletePartitions(c caller, w http.ResponseWriter, r *http.Request) *apiError {
+	ref, e := topicPath(r)
+	if e != nil {
+		return e
+	}
+	count, e := queryUint(r, "partitions_count", 0, math.MaxUint32)
+	if e != nil {
+		return e
+	}
+	req := wire.PartitionsRequest{StreamID: ref.StreamID, TopicID: ref.TopicID, PartitionsCount: uint32(count)}
+	if _, e := s.call(c, wire.CmdDeletePartitions, encode(req.Encode), metaPolicy, metaTimeout); e != nil {
+		return e
+	}
+	return noContent(w)
+}
+
+// DELETE .../partitions/{partition_id}?segments_count=N deletes the N oldest
+// sealed segments (RES-44).
+func (s *Server) deleteSegments(c caller, w http.ResponseWriter, r *http.Request) *apiError {
+	ref, e := topicPath(r)
+	if e != nil {
+		return e
+	}
+	partition, e := pathU32(r, "partition_id")
+	if e != nil {
+		return e
+	}
+	count, e := queryUint(r, "segments_count", 0, math.MaxUint32)
+	if e != nil {
+		return e
+	}
+	req := wire.DeleteSegmentsRequest{StreamID: ref.StreamID, TopicID: ref.TopicID, PartitionID: partition,
+		SegmentsCount: uint32(count)}
+	if _, e := s.call(c, wire.CmdDeleteSegments, encode(req.Encode), metaPolicy, metaTimeout); e != nil {
+		return e
+	}
+	return noContent(w)
+}
