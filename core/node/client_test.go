@@ -31,7 +31,8 @@ type request struct {
 	frame  []byte
 	header wire.RequestHeader
 	decode decoder
-	body   []byte   // the first reply's body
+	reply  []byte   // the reply frame, header included
+	body   []byte   // the reply's body
 	orig   *request // for a resend, the request first sent with this id
 }
 
@@ -116,11 +117,9 @@ func (w *world) transmit(r *request) *request {
 	}
 	r.cmd = w.cmd
 	c.awaiting = append(c.awaiting, r)
-	if r.orig == nil {
-		c.last = r
-		if r.header.Operation.Metadata() {
-			c.sent[r.header.Request] = r
-		}
+	c.last = r
+	if r.orig == nil && r.header.Operation.Metadata() {
+		c.sent[r.header.Request] = r
 	}
 	w.node.Step(bus.ClientFrame{Conn: c.conn, Frame: bytes.Clone(r.frame)})
 	return r
@@ -147,8 +146,9 @@ func (c *simClient) received(w *world, frame []byte) {
 		w.printf("%sunexpected reply: operation %d request %d", c.prefix(w), h.Operation, h.Request)
 		return
 	}
-	body := frame[wire.HeaderSize:]
-	r.body = bytes.Clone(body)
+	r.reply = bytes.Clone(frame)
+	body := r.reply[wire.HeaderSize:]
+	r.body = body
 	line := r.readReply(w, h, body)
 	if r.orig != nil && r.orig.body != nil && bytes.Equal(body, r.orig.body) {
 		line += " (the first reply's body)"

@@ -12,7 +12,7 @@ import (
 
 var (
 	update = flag.Bool("update", false, "rewrite the expected output of the scenarios in testdata/")
-	bugs   = flag.Bool("bugs", false, "run the scenarios marked \"# skip:\" too (to check a fix)")
+	bugs   = flag.Bool("bugs", false, "run the tests and scenarios skipped on known bugs (to check a fix)")
 )
 
 // A scenario file is a transcript: blocks of one command line, a "----"
