@@ -1,6 +1,10 @@
-// Package vsr holds the consensus log of one group: prepares, their journal
-// on disk and the commit rule. A standalone node runs it with a quorum of one:
-// an op commits once its prepare is durable in the local journal.
+// Package vsr holds the consensus of one group: prepares, their journal on
+// disk, and the replica that orders them with Viewstamped Replication
+// ("Viewstamped Replication Revisited", Liskov and Cowling 2012) over a
+// replica set of 1 to ReplicasMax. A standalone node runs the same code with
+// a quorum of one: an op commits once its prepare is durable in the local
+// journal. The package is pure: time comes in as ticks, disk I/O leaves as
+// storage.Request, peer messages come in through Step and leave in Ready.
 package vsr
 
 import (
@@ -27,7 +31,15 @@ const (
 )
 
 // Prepare is one op of the log: who asked, when, and the body to apply.
+//
+// (Op, View) names a prepare uniquely: only the primary of View creates
+// prepares of that view, each op once (a primary that restarts never
+// proposes in its old view again). Every append to a log checks that the
+// new prepare's predecessor is the one the sender holds (messages carry
+// the checksum of the prepare before theirs), so two logs holding the same
+// prepare hold the same prepares up to it, as in Raft's log matching.
 type Prepare struct {
+	Checksum  uint64 // set by Seal and DecodePrepare; Encode computes its own
 	Op        uint64
 	View      uint32
 	Timestamp uint64 // µs since the epoch, assigned by the primary
@@ -71,6 +83,28 @@ func (p *Prepare) Encode(dst []byte) []byte {
 
 func checksum(b []byte) uint64 { return xxh3.Hash(b) }
 
+// Seal encodes p once, sets p.Checksum and points p.Body into the encoding,
+// and returns the encoding: the journal writes it and the log keeps it, so a
+// prepare is hashed and copied once.
+func Seal(p *Prepare) []byte {
+	raw := p.Encode(make([]byte, 0, PrepareHeaderSize+len(p.Body)))
+	p.Checksum = binary.LittleEndian.Uint64(raw)
+	p.Body = raw[PrepareHeaderSize:len(raw):len(raw)]
+	return raw
+}
+
+// Verify re-encodes a prepare that came from a peer and reports whether its
+// Checksum matches its fields; on success p is sealed and the encoding is
+// returned.
+func Verify(p *Prepare) ([]byte, bool) {
+	if len(p.Body) > PrepareBodySizeMax {
+		return nil, false
+	}
+	want := p.Checksum
+	raw := Seal(p)
+	return raw, p.Checksum == want
+}
+
 // DecodePrepare reads one prepare from the front of b. It returns the prepare,
 // the bytes it took, and ok=false when b does not start with a whole, valid
 // prepare (a torn or corrupt tail).
@@ -88,7 +122,7 @@ func DecodePrepare(b []byte) (Prepare, int, bool) {
 		return Prepare{}, 0, false
 	}
 	p := Prepare{
-		Op: le.Uint64(b[8:]), Timestamp: le.Uint64(b[16:]),
+		Checksum: le.Uint64(b), Op: le.Uint64(b[8:]), Timestamp: le.Uint64(b[16:]),
 		ClientLo: le.Uint64(b[24:]), ClientHi: le.Uint64(b[32:]),
 		Request: le.Uint64(b[40:]), View: le.Uint32(b[48:]), UserID: le.Uint32(b[52:]),
 		Kind: Kind(b[60]), Operation: b[61],
