@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"log/slog"
 	"testing"
 	"time"
@@ -86,5 +87,53 @@ func TestPingOverWebSocketAndQUIC(t *testing.T) {
 	}
 	if _, err := Dial(context.Background(), "127.0.0.1:1", Options{Transport: "carrier-pigeon"}); err == nil {
 		t.Fatal("an unknown transport dialled")
+	}
+}
+
+// WSS, and QUIC with certificate verification, work with Options.TLS: the
+// server name comes from the address, which the self-signed certificate covers.
+// covers TRAN-2, TRAN-3
+func TestVerifiedTLSOverWebSocketAndQUIC(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	hub := transport.NewHub()
+	echoNode(t, hub)
+	cert, err := selfsigned.Certificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverTLS := &tls.Config{Certificates: []tls.Certificate{cert}}
+	wsSrv, err := websocket.Listen("127.0.0.1:0", serverTLS, hub, websocket.Options{}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go wsSrv.Serve()
+	t.Cleanup(func() { _ = wsSrv.Close() })
+	qSrv, err := quic.Listen("127.0.0.1:0", serverTLS, hub, quic.Options{}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go qSrv.Serve()
+	t.Cleanup(func() { _ = qSrv.Close() })
+	t.Cleanup(hub.CloseAll)
+
+	roots := x509.NewCertPool()
+	roots.AddCert(cert.Leaf)
+	for _, tc := range []struct{ transport, addr string }{
+		{TransportWebSocket, wsSrv.Addr().String()},
+		{TransportQUIC, qSrv.Addr().String()},
+	} {
+		c, err := Dial(context.Background(), tc.addr, Options{Transport: tc.transport, TLS: &tls.Config{RootCAs: roots}})
+		if err != nil {
+			t.Fatalf("%s: dial: %v", tc.transport, err)
+		}
+		if err := c.Ping(); err != nil {
+			t.Fatalf("%s: ping: %v", tc.transport, err)
+		}
+		_ = c.Close()
+		untrusted := &tls.Config{RootCAs: x509.NewCertPool()}
+		if c, err := Dial(context.Background(), tc.addr, Options{Transport: tc.transport, TLS: untrusted}); err == nil {
+			c.Close()
+			t.Fatalf("%s: dialled a server whose certificate is not trusted", tc.transport)
+		}
 	}
 }

@@ -57,7 +57,7 @@ type polledMessage struct {
 // identical results: login, stream and topic, 1,000 messages with headers
 // sent and polled back, a stored offset, a permission denial (41) and an
 // unknown command (status 3); each connection is its own session, tagged
-// with its transport.
+// with its transport. The server then stops cleanly with clients connected.
 // covers TRAN-1, TRAN-2, TRAN-3, TRAN-5
 func TestSameScenarioOverEveryTransport(t *testing.T) {
 	t.Parallel()
@@ -91,6 +91,8 @@ func TestSameScenarioOverEveryTransport(t *testing.T) {
 			t.Errorf("stream %q holds %d messages, want %d", st.Name, st.MessagesCount, transportMessages)
 		}
 	}
+	// SIGTERM with WebSocket and QUIC clients still connected exits cleanly.
+	s.stop()
 }
 
 // listeningAddr waits for the server's "<transport> listening on" line.

@@ -72,16 +72,18 @@ func (c *conn) Send(r bus.Reply) bool {
 	}
 }
 
-// Close ends the connection. It runs on the node loop (through the hub), so
-// it only signals: the write loop does the closing, which waits for quic-go.
+// Close ends the connection. It runs on the node loop (through the hub),
+// and quic-go's close waits for the connection's own loop, so the closing
+// runs on a goroutine of its own (one per connection, once). Closing the
+// connection also unblocks a reply write stuck on flow control.
 func (c *conn) Close() {
-	c.once.Do(func() { close(c.done) })
+	c.once.Do(func() {
+		close(c.done)
+		go func() { _ = c.qc.CloseWithError(quic.ApplicationErrorCode(c.closeCode.Load()), "") }()
+	})
 }
 
 func (c *conn) writeLoop() {
-	defer func() {
-		_ = c.qc.CloseWithError(quic.ApplicationErrorCode(c.closeCode.Load()), "")
-	}()
 	for {
 		select {
 		case <-c.done:

@@ -242,3 +242,20 @@ func TestConnectionEnds(t *testing.T) {
 		})
 	}
 }
+
+// A reply stuck on flow control (the client does not read it) does not keep
+// the connection alive once the node closes it.
+// covers TRAN-2
+func TestCloseUnblocksStuckReply(t *testing.T) {
+	s, n := startServer(t, Options{})
+	qc := dial(t, s)
+	send(t, qc, requestFrame(256, 1))
+	f := recv(t, n.frames, "frame")
+	recv(t, n.opened, "ConnOpened")
+	big := replyFrame(1, make([]byte, 32<<20)) // far beyond the client's receive window
+	n.hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{big}})
+	n.hub.Deliver(bus.Reply{Conn: f.Conn, Close: true})
+	if cl := recv(t, n.closed, "ConnClosed"); cl.Conn != f.Conn {
+		t.Fatalf("closed %d, want %d", cl.Conn, f.Conn)
+	}
+}

@@ -206,3 +206,18 @@ func FuzzReadMessage(f *testing.F) {
 		}
 	})
 }
+
+// A reply stuck on a client that does not read does not keep the
+// connection alive once the node closes it.
+// covers TRAN-3
+func TestCloseUnblocksStuckReply(t *testing.T) {
+	s, n := startServer(t, Options{})
+	dial(t, s)
+	open := recv(t, n.opened, "ConnOpened")
+	big := append(requestFrame(wire.HeaderSize), make([]byte, 32<<20)...) // beyond the socket buffers
+	n.hub.Deliver(bus.Reply{Conn: open.Conn, Parts: [][]byte{big}})
+	n.hub.Deliver(bus.Reply{Conn: open.Conn, Close: true})
+	if cl := recv(t, n.closed, "ConnClosed"); cl.Conn != open.Conn {
+		t.Fatalf("closed %d, want %d", cl.Conn, open.Conn)
+	}
+}
