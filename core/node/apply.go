@@ -83,8 +83,10 @@ func (n *Node) answerCommand(p *vsr.Prepare, client wire.U128, body []byte, w wa
 		wire.CreatePATReply{Token: w.token}.Encode(&tw)
 		body = tw.Buf
 	}
+	// A committed reply reports its own op as the commit position, so a
+	// resend from the receipt is the same frame byte for byte.
 	r := n.replyHeader(w.header, p.Op)
-	r.Operation = op
+	r.Operation, r.Commit = op, p.Op
 	n.reply(w.conn, wire.RawFrame(r, body)...)
 }
 

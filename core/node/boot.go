@@ -240,6 +240,10 @@ func (b *booter) rootCommitted() {
 // applies every op after the checkpoint, then recovers partitions.
 func (b *booter) replay() {
 	n := b.n
+	if b.neverInitialized() {
+		b.reinitialize()
+		return
+	}
 	prepares, tail, code := b.scanSegments()
 	if code != "" {
 		n.fatal("refusing %s: %s", journalDir, code)
@@ -260,6 +264,35 @@ func (b *booter) replay() {
 	n.superblock = b.sb
 	n.logf("replayed metadata ops %d..%d after checkpoint %d", b.sb.CheckpointOp+1, last, b.sb.CheckpointOp)
 	b.recoverPartitions()
+}
+
+// rootPrepareBytesMax bounds the size of op 1, the root creation: a header,
+// a username of at most 50 bytes and an argon2id hash of well under 512.
+const rootPrepareBytesMax = vsr.PrepareHeaderSize + 1024
+
+// neverInitialized reports a first boot that crashed before op 1 (root) was
+// durable: no checkpoint, no complete prepare, and no more bytes than op 1
+// alone. Such storage can have lost nothing but the root creation itself,
+// which is redone (STOR-1); anything larger is a corrupt journal, refused.
+func (b *booter) neverInitialized() bool {
+	if b.sb.CheckpointOp != 0 || len(b.data) > 1 {
+		return false
+	}
+	if len(b.data) == 0 {
+		return true
+	}
+	ps, _ := vsr.Scan(b.data[0])
+	return b.segments[0].FirstOp == 1 && len(ps) == 0 && len(b.data[0]) < rootPrepareBytesMax
+}
+
+// reinitialize drops the unfinished journal and initializes again.
+func (b *booter) reinitialize() {
+	n := b.n
+	for _, s := range b.segments {
+		n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDelete, File: journalDir + "/" + vsr.SegmentName(s.FirstOp)})
+	}
+	n.logf("%s holds no complete entry: the first initialization did not finish; initializing again", journalDir)
+	b.createFresh()
 }
 
 // scanSegments parses every segment; only the last may have a torn tail,

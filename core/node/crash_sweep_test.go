@@ -49,12 +49,6 @@ func bootOutcome(w *world) string {
 //
 // covers STOR-1, ROOT-1, ROOT-5, ROOT-9
 func TestCrashAtEveryStepOfFreshBoot(t *testing.T) {
-	if !*bugs {
-		t.Skip("bug: core/node/boot.go checkOps: after a power loss during the first boot, before op 1 (root) is durable " +
-			"(e.g. after the list and the create of metadata/superblock.a), every later boot is refused with " +
-			"\"no complete entry, so no root creation at op 1\"; metadata that never got a durable op 1 was never " +
-			"initialized and should be initialized again (STOR-1), ROOT-14 refuses only journals whose entries are all complete")
-	}
 	sweepFreshBoot(t)
 }
 

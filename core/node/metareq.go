@@ -58,7 +58,7 @@ func (n *Node) resend(c *conn, h wire.RequestHeader, e *client) {
 		return
 	}
 	rh := n.replyHeader(h, r.op)
-	rh.Operation = r.operation
+	rh.Operation, rh.Commit = r.operation, r.op
 	n.reply(c, wire.RawFrame(rh, r.body)...)
 }
 

@@ -3,6 +3,7 @@ package node
 import (
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/partition"
+	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
 )
@@ -90,8 +91,9 @@ func (n *Node) storeOffset(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, wire.InvalidOffset)
 		return
 	}
-	token := log.StoreOffset(kind, consumer, q.Offset, true)
-	n.writes[writeKey{k, token}] = pendingWrite{conn: c, header: h, offset: true}
+	policy := n.topicDurability(k)
+	token := log.StoreOffset(kind, consumer, q.Offset, policy.offsetSync)
+	n.awaitOffsetWrite(c, h, k, token, policy)
 }
 
 // deleteOffset serves DeleteConsumerOffset (162).
@@ -114,5 +116,22 @@ func (n *Node) deleteOffset(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, wire.ConsumerOffsetNotFound)
 		return
 	}
+	n.awaitOffsetWrite(c, h, k, token, n.topicDurability(k))
+}
+
+// awaitOffsetWrite answers an offset write now under consumer_offset_durability
+// none, else once its write (and, for persisted, its sync) completed.
+func (n *Node) awaitOffsetWrite(c *conn, h wire.RequestHeader, k partKey, token uint64, policy durability) {
+	if policy.offsetNoAck {
+		n.framed(c, h, 0)
+		return
+	}
 	n.writes[writeKey{k, token}] = pendingWrite{conn: c, header: h, offset: true}
+}
+
+// topicDurability is the durability of the topic a partition belongs to.
+func (n *Node) topicDurability(k partKey) durability {
+	_, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic))
+	assert.That(code == wire.OK, "partition %v without its topic", k)
+	return n.durability(topicKey{k.stream, k.topic}, t)
 }

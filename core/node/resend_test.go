@@ -13,11 +13,6 @@ import (
 //
 // covers SESS-18
 func TestResendReplaysTheWholeFrame(t *testing.T) {
-	if !*bugs {
-		t.Skip("bug (minor): core/node/metareq.go resend builds the header with replyHeader, which stamps the current " +
-			"commit number (reply byte 184), so a cached reply is not resent byte for byte once later ops committed; " +
-			"the body is identical")
-	}
 	w := newWorld(t, 1)
 	for _, line := range []string{"boot root=iggy/iggy", "connect c1", "login c1 iggy iggy",
 		"create-stream c1 a", "create-stream c1 b", "resend c1 request=1"} {

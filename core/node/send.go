@@ -66,32 +66,38 @@ func (n *Node) send(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
-	policy := n.sendPolicy(topicKey{s.ID, t.ID}, t)
-	token, base := log.Append(q.Batch, n.now.NowMicros, policy.sync)
-	if policy.noAck {
+	policy := n.durability(topicKey{s.ID, t.ID}, t)
+	token, base := log.Append(q.Batch, n.now.NowMicros, policy.sendSync)
+	if policy.sendNoAck {
 		n.sendReply(c, h, k, base)
 		return
 	}
 	n.writes[writeKey{k, token}] = pendingWrite{conn: c, header: h}
 }
 
-// sendPolicy is what a send needs of its topic's options. Durability is
-// fixed at create, so it is decoded once per topic incarnation, not per send.
-type sendPolicy struct {
-	createdOp uint64 // the topic incarnation the entry belongs to (ids are reused)
-	sync      bool   // fdatasync before the reply (persisted, or enforce_fsync)
-	noAck     bool   // reply as soon as the batch is queued (durability none)
+// durability is what a write needs of its topic's options. Both policies
+// are fixed at create, so they are decoded once per topic incarnation, not
+// per request (RES-37: sends follow durability, explicit offset writes
+// follow consumer_offset_durability).
+type durability struct {
+	createdOp   uint64 // the topic incarnation the entry belongs to (ids are reused)
+	sendSync    bool   // fdatasync before a send's reply (persisted, or enforce_fsync)
+	sendNoAck   bool   // reply to a send once it is queued (none)
+	offsetSync  bool   // fdatasync before an offset write's reply (persisted)
+	offsetNoAck bool   // reply to an offset write once it is queued (none)
 }
 
-func (n *Node) sendPolicy(k topicKey, t *metadata.Topic) sendPolicy {
+func (n *Node) durability(k topicKey, t *metadata.Topic) durability {
 	if p, ok := n.policies[k]; ok && p.createdOp == t.CreatedOp {
 		return p
 	}
 	opts := topicOptions(t)
-	p := sendPolicy{
-		createdOp: t.CreatedOp,
-		sync:      opts.Durability == wire.DurabilityPersisted || opts.EnforceFsync,
-		noAck:     opts.Durability == wire.DurabilityNone,
+	p := durability{
+		createdOp:   t.CreatedOp,
+		sendSync:    opts.Durability == wire.DurabilityPersisted || opts.EnforceFsync,
+		sendNoAck:   opts.Durability == wire.DurabilityNone,
+		offsetSync:  opts.ConsumerOffsetDurability == wire.DurabilityPersisted,
+		offsetNoAck: opts.ConsumerOffsetDurability == wire.DurabilityNone,
 	}
 	n.policies[k] = p
 	return p

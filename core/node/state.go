@@ -33,7 +33,7 @@ type state struct {
 	pollSeq uint64
 
 	balanced map[topicKey]uint32 // round-robin cursors of Balanced sends
-	policies map[topicKey]sendPolicy
+	policies map[topicKey]durability
 
 	startMicros uint64
 
@@ -49,7 +49,7 @@ func newState() *state {
 		waiting:    map[uint64]waiter{},
 		writes:     map[writeKey]pendingWrite{},
 		jobs:       map[uint64]func(compute.Result){},
-		policies:   map[topicKey]sendPolicy{},
+		policies:   map[topicKey]durability{},
 		polls:      map[uint64]pendingPoll{},
 		balanced:   map[topicKey]uint32{},
 	}

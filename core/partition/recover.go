@@ -346,10 +346,11 @@ func (r *recovery) finish(l *Log) {
 	last := l.active()
 	last.state = segOpen
 	l.nextOffset, l.committedNext = last.next, last.next
+	var ahead []offsetKey
 	for k, off := range r.offsets {
-		if k.kind != External && off > l.CurrentOffset() {
-			off = l.CurrentOffset()
-			r.result.ClampedOffsets++
+		if k.kind != External && (l.Empty() || off > l.CurrentOffset()) {
+			ahead = append(ahead, k)
+			continue
 		}
 		l.offsets[k] = off
 	}
@@ -358,6 +359,7 @@ func (r *recovery) finish(l *Log) {
 	}
 	l.phase = phaseReady
 	l.recovery = nil
+	l.settleAhead(ahead, r)
 	if last.sizeBytes >= l.cfg.SegmentSizeBytes {
 		l.roll() // it filled up just before the crash: seal it, then start the next
 		l.sealReady()
@@ -365,4 +367,23 @@ func (r *recovery) finish(l *Log) {
 	r.result.CurrentOffset = l.CurrentOffset()
 	r.result.Segments = len(l.segments)
 	l.emit(r.result)
+}
+
+// settleAhead rewrites the stored offsets that lie beyond the recovered head
+// (their messages were lost): clamped to the head, or deleted when the
+// partition is empty, since offset 0 was never consumed either. The files
+// are rewritten, so a later boot does not find the stale value again.
+func (l *Log) settleAhead(ahead []offsetKey, r *recovery) {
+	slices.SortFunc(ahead, func(a, b offsetKey) int {
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.id, b.id))
+	})
+	for _, k := range ahead {
+		r.result.ClampedOffsets++
+		if l.Empty() {
+			l.offsets[k] = 0 // DeleteOffset needs the entry it deletes
+			l.DeleteOffset(k.kind, k.id)
+			continue
+		}
+		l.StoreOffset(k.kind, k.id, l.CurrentOffset(), true)
+	}
 }
