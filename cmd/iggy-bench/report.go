@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// actorResult is one actor's line in the JSON output.
+type actorResult struct {
+	Kind string `json:"kind"`
+	ID   int    `json:"id"`
+	Summary
+}
+
+// result is the JSON object a run prints: the parameters, the totals over
+// every actor at the top level, and producers and consumers apart when a
+// workload has both.
+type result struct {
+	Params params `json:"params"`
+	Summary
+	Producers *Summary      `json:"producers,omitempty"`
+	Consumers *Summary      `json:"consumers,omitempty"`
+	PerActor  []actorResult `json:"per_actor"`
+}
+
+func buildResult(p *params, actors []*actor) result {
+	var all, producers, consumers []*actorStats
+	r := result{Params: *p}
+	for _, a := range actors {
+		all = append(all, a.st)
+		if a.st.kind == "producer" {
+			producers = append(producers, a.st)
+		} else {
+			consumers = append(consumers, a.st)
+		}
+		r.PerActor = append(r.PerActor, actorResult{Kind: a.st.kind, ID: a.st.id, Summary: summarize([]*actorStats{a.st})})
+	}
+	r.Summary = summarize(all)
+	if len(producers) > 0 && len(consumers) > 0 {
+		ps, cs := summarize(producers), summarize(consumers)
+		r.Producers, r.Consumers = &ps, &cs
+	}
+	return r
+}
+
+func writeJSON(w io.Writer, r result) error {
+	enc := json.NewEncoder(w)
+	return enc.Encode(r)
+}
+
+// describe is the one-line echo of a run's parameters.
+func describe(p *params) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "iggy-bench %s: addr=%s transport=%s actors=%d streams=%d partitions=%d message_size=%d messages_per_batch=%d",
+		p.Workload, p.Addr, p.Transport, p.Actors, p.Streams, p.Partitions, p.MessageSize, p.MessagesPerBatch)
+	if p.TotalMessages > 0 {
+		fmt.Fprintf(&b, " total_messages=%d", p.TotalMessages)
+	} else {
+		fmt.Fprintf(&b, " duration=%s", p.Duration)
+	}
+	rate := "none"
+	if p.RateLimitMBps > 0 {
+		rate = fmt.Sprintf("%gMB/s", p.RateLimitMBps)
+	}
+	fmt.Fprintf(&b, " rate_limit=%s warmup=%s durability=%s", rate, p.warmup, p.Durability)
+	return b.String()
+}
+
+func writeText(w io.Writer, r result) {
+	line := func(label string, s Summary) {
+		fmt.Fprintf(w, "%-10s %3d actors: %9.2f MB/s %11.0f msg/s  %d messages (%.1f MB) in %.2f s\n",
+			label, s.Actors, s.MBPerSec, s.MsgsPerSec, s.TotalMessages, float64(s.TotalBytes)/bytesPerMB, s.DurationSec)
+		fmt.Fprintf(w, "%-10s latency ms (per actor, averaged): p50 %.3f  p90 %.3f  p99 %.3f  p999 %.3f  max %.3f  avg %.3f\n",
+			"", s.P50Ms, s.P90Ms, s.P99Ms, s.P999Ms, s.MaxMs, s.AvgMs)
+	}
+	if r.Producers != nil {
+		line("producers", *r.Producers)
+		line("consumers", *r.Consumers)
+	}
+	line("total", r.Summary)
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/iggygo/iggy/client"
+	"github.com/iggygo/iggy/wire"
+)
+
+const (
+	topicName = "topic"
+	// requestTimeout bounds one round trip; a persisted 60 MB batch on a slow
+	// disk stays well under it.
+	requestTimeout = 60 * time.Second
+)
+
+// target is one stream's topic as the server numbered them.
+type target struct {
+	name       string
+	stream     wire.Identifier
+	topic      wire.Identifier
+	partitions int
+}
+
+// connect dials and logs in one connection; every actor has its own.
+func connect(p *params) (*client.Client, error) {
+	c, err := client.Dial(context.Background(), p.Addr, client.Options{RequestTimeout: requestTimeout})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.LoginUser(p.Username, p.Password); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("login as %s: %w", p.Username, err)
+	}
+	return c, nil
+}
+
+func streamName(p *params, i int) string { return p.StreamPrefix + "-" + strconv.Itoa(i) }
+
+// topicOptions sets the topic's durability (TOOL-14).
+func topicOptions(p *params) wire.Options {
+	return wire.Options{{Key: wire.OptDurability, Kind: wire.KindString, Value: []byte(p.Durability)}}
+}
+
+// createFresh deletes the bench streams left by an earlier run and creates
+// them again, empty.
+func createFresh(admin *client.Client, p *params) ([]target, error) {
+	targets := make([]target, p.Streams)
+	for i := range targets {
+		t, err := recreate(admin, p, streamName(p, i))
+		if err != nil {
+			return nil, err
+		}
+		targets[i] = t
+	}
+	return targets, nil
+}
+
+func recreate(admin *client.Client, p *params, name string) (target, error) {
+	if _, found, err := admin.GetStream(wire.NamedID(name)); err != nil {
+		return target{}, fmt.Errorf("get stream %s: %w", name, err)
+	} else if found {
+		if err := admin.DeleteStream(wire.NamedID(name)); err != nil {
+			return target{}, fmt.Errorf("delete stream %s: %w", name, err)
+		}
+	}
+	s, err := admin.CreateStream(name)
+	if err != nil {
+		return target{}, fmt.Errorf("create stream %s: %w", name, err)
+	}
+	stream := wire.NumericID(s.ID)
+	d, err := admin.CreateTopic(stream, topicName, uint32(p.Partitions), topicOptions(p))
+	if err != nil {
+		return target{}, fmt.Errorf("create topic in %s: %w", name, err)
+	}
+	return target{name: name, stream: stream, topic: wire.NumericID(d.Topic.ID), partitions: p.Partitions}, nil
+}
+
+// existing returns the bench stream name when it already holds at least
+// need messages in each of its partitions, so a consumer run can reuse
+// what an earlier producer run wrote.
+func existing(admin *client.Client, p *params, name string, need uint64) (target, bool, error) {
+	s, found, err := admin.GetStream(wire.NamedID(name))
+	if err != nil || !found {
+		return target{}, false, err
+	}
+	stream := wire.NumericID(s.Stream.ID)
+	d, found, err := admin.GetTopic(stream, wire.NamedID(topicName))
+	if err != nil || !found || len(d.Partitions) != p.Partitions {
+		return target{}, false, err
+	}
+	for _, part := range d.Partitions {
+		if part.MessagesCount < need {
+			return target{}, false, nil
+		}
+	}
+	return target{name: name, stream: stream, topic: wire.NumericID(d.Topic.ID), partitions: p.Partitions}, true, nil
+}
+
+// prepareForReading makes every bench stream hold at least batches batches
+// in each partition, writing (unmeasured) only where data is missing.
+func prepareForReading(admin *client.Client, p *params, batches uint64) ([]target, error) {
+	need := batches * uint64(p.MessagesPerBatch)
+	targets := make([]target, p.Streams)
+	var fill []target
+	for i := range targets {
+		t, ok, err := existing(admin, p, streamName(p, i), need)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			if t, err = recreate(admin, p, streamName(p, i)); err != nil {
+				return nil, err
+			}
+			fill = append(fill, t)
+		}
+		targets[i] = t
+	}
+	return targets, prefill(p, fill, batches)
+}
+
+// prefill writes batches batches into every partition of targets, one
+// connection per stream, at most p.Actors at once.
+func prefill(p *params, targets []target, batches uint64) error {
+	if len(targets) == 0 {
+		return nil
+	}
+	sem := make(chan struct{}, p.Actors)
+	errs := make([]error, len(targets))
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			errs[i] = fillOne(p, t, batches)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func fillOne(p *params, t target, batches uint64) error {
+	c, err := connect(p)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for part := range t.partitions {
+		s := newSender(c, p, t, wire.Partitioning{Kind: wire.PartitioningPartitionID, PartitionID: uint32(part)}, 0)
+		for range batches {
+			if _, err := s.send(); err != nil {
+				return fmt.Errorf("prefill %s partition %d: %w", t.name, part, err)
+			}
+		}
+	}
+	return nil
+}
+
+// deleteStreams removes the bench streams (--cleanup).
+func deleteStreams(admin *client.Client, targets []target) error {
+	var errs []error
+	for _, t := range targets {
+		if err := admin.DeleteStream(t.stream); err != nil {
+			errs = append(errs, fmt.Errorf("delete %s: %w", t.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
