@@ -70,27 +70,36 @@ func (s *Server) getStream(c caller, w http.ResponseWriter, r *http.Request) *ap
 	return nil
 }
 
-// POST /streams with {"name", "options"?} (RES-17, RES-18).
+// parseCreateStream reads a POST /streams body: {"name", "options"?};
+// every other member is refused naming it (RES-17, RES-18).
+func parseCreateStream(o object) (wire.CreateStreamRequest, *apiError) {
+	if e := o.onlyMembers("name", "options"); e != nil {
+		return wire.CreateStreamRequest{}, e
+	}
+	name, _, e := o.str("name", true)
+	if e != nil {
+		return wire.CreateStreamRequest{}, e
+	}
+	if !validName(name) {
+		return wire.CreateStreamRequest{}, fromCode(wire.InvalidStreamName, "name")
+	}
+	opts, e := optionsObject(wire.StreamCatalog, o)
+	if e != nil {
+		return wire.CreateStreamRequest{}, e
+	}
+	return wire.CreateStreamRequest{Name: name, Options: opts}, nil
+}
+
+// POST /streams
 func (s *Server) createStream(c caller, w http.ResponseWriter, r *http.Request) *apiError {
 	o, e := readObject(r)
 	if e != nil {
 		return e
 	}
-	if e := o.onlyMembers("name", "options"); e != nil {
-		return e
-	}
-	name, _, e := o.str("name", true)
+	req, e := parseCreateStream(o)
 	if e != nil {
 		return e
 	}
-	if !validName(name) {
-		return fromCode(wire.InvalidStreamName, "name")
-	}
-	opts, e := optionsObject(wire.StreamCatalog, o)
-	if e != nil {
-		return e
-	}
-	req := wire.CreateStreamRequest{Name: name, Options: opts}
 	payload, e := s.call(c, wire.CmdCreateStream, encode(req.Encode), metaPolicy, metaTimeout)
 	if e != nil {
 		return e

@@ -104,8 +104,32 @@ func (s *Server) getTopic(c caller, w http.ResponseWriter, r *http.Request) *api
 	return nil
 }
 
-// POST /streams/{stream_id}/topics with {"name", "partitions_count",
-// "options"?}; every other member, option keys included, is refused (RES-18).
+// parseCreateTopic reads a POST /streams/{stream_id}/topics body:
+// {"name", "partitions_count", "options"?}; every other member, option keys
+// included, is refused naming it (RES-17, RES-18).
+func parseCreateTopic(stream wire.Identifier, o object) (wire.CreateTopicRequest, *apiError) {
+	if e := o.onlyMembers("name", "partitions_count", "options"); e != nil {
+		return wire.CreateTopicRequest{}, e
+	}
+	name, _, e := o.str("name", true)
+	if e != nil {
+		return wire.CreateTopicRequest{}, e
+	}
+	if !validName(name) {
+		return wire.CreateTopicRequest{}, fromCode(wire.InvalidTopicName, "name")
+	}
+	count, _, e := o.uint("partitions_count", math.MaxUint32, true)
+	if e != nil {
+		return wire.CreateTopicRequest{}, e
+	}
+	opts, e := optionsObject(wire.TopicCatalog, o)
+	if e != nil {
+		return wire.CreateTopicRequest{}, e
+	}
+	return wire.CreateTopicRequest{StreamID: stream, PartitionsCount: uint32(count), Name: name, Options: opts}, nil
+}
+
+// POST /streams/{stream_id}/topics
 func (s *Server) createTopic(c caller, w http.ResponseWriter, r *http.Request) *apiError {
 	stream, e := pathID(r, "stream_id")
 	if e != nil {
@@ -115,25 +139,10 @@ func (s *Server) createTopic(c caller, w http.ResponseWriter, r *http.Request) *
 	if e != nil {
 		return e
 	}
-	if e := o.onlyMembers("name", "partitions_count", "options"); e != nil {
-		return e
-	}
-	name, _, e := o.str("name", true)
+	req, e := parseCreateTopic(stream, o)
 	if e != nil {
 		return e
 	}
-	if !validName(name) {
-		return fromCode(wire.InvalidTopicName, "name")
-	}
-	count, _, e := o.uint("partitions_count", math.MaxUint32, true)
-	if e != nil {
-		return e
-	}
-	opts, e := optionsObject(wire.TopicCatalog, o)
-	if e != nil {
-		return e
-	}
-	req := wire.CreateTopicRequest{StreamID: stream, PartitionsCount: uint32(count), Name: name, Options: opts}
 	payload, e := s.call(c, wire.CmdCreateTopic, encode(req.Encode), metaPolicy, metaTimeout)
 	if e != nil {
 		return e

@@ -92,44 +92,54 @@ func userStatus(o object) (wire.UserStatus, *apiError) {
 	return 0, shapeError("status", "expected active or inactive")
 }
 
-// POST /users with {"username", "password", "status", "permissions"?,
-// "options"?}; any other member is refused (RES-17, RES-18).
+// parseCreateUser reads a POST /users body: {"username", "password",
+// "status"?, "permissions"?, "options"?}; any other member is refused
+// naming it (RES-17, RES-18).
+func parseCreateUser(o object) (wire.CreateUserRequest, *apiError) {
+	var req wire.CreateUserRequest
+	if e := o.onlyMembers("username", "password", "status", "permissions", "options"); e != nil {
+		return req, e
+	}
+	username, _, e := o.str("username", true)
+	if e != nil {
+		return req, e
+	}
+	password, _, e := o.str("password", true)
+	if e != nil {
+		return req, e
+	}
+	if !validName(username) {
+		return req, fromCode(wire.InvalidUsername, "username")
+	}
+	if len(password) > nameBytesMax {
+		return req, fromCode(wire.InvalidPassword, "password")
+	}
+	status, e := userStatus(o)
+	if e != nil {
+		return req, e
+	}
+	perms, e := permissionsMember(o, "permissions")
+	if e != nil {
+		return req, e
+	}
+	opts, e := optionsObject(wire.UserCatalog, o)
+	if e != nil {
+		return req, e
+	}
+	return wire.CreateUserRequest{Username: username, Password: password, Status: status, Permissions: perms,
+		Options: encode(func(w *wire.Writer) { w.OptionsInOrder(opts) })}, nil
+}
+
+// POST /users
 func (s *Server) createUser(c caller, w http.ResponseWriter, r *http.Request) *apiError {
 	o, e := readObject(r)
 	if e != nil {
 		return e
 	}
-	if e := o.onlyMembers("username", "password", "status", "permissions", "options"); e != nil {
-		return e
-	}
-	username, _, e := o.str("username", true)
+	req, e := parseCreateUser(o)
 	if e != nil {
 		return e
 	}
-	password, _, e := o.str("password", true)
-	if e != nil {
-		return e
-	}
-	if !validName(username) {
-		return fromCode(wire.InvalidUsername, "username")
-	}
-	if len(password) > nameBytesMax {
-		return fromCode(wire.InvalidPassword, "password")
-	}
-	status, e := userStatus(o)
-	if e != nil {
-		return e
-	}
-	perms, e := permissionsMember(o, "permissions")
-	if e != nil {
-		return e
-	}
-	opts, e := optionsObject(wire.UserCatalog, o)
-	if e != nil {
-		return e
-	}
-	req := wire.CreateUserRequest{Username: username, Password: password, Status: status, Permissions: perms,
-		Options: encode(func(w *wire.Writer) { w.OptionsInOrder(opts) })}
 	payload, e := s.call(c, wire.CmdCreateUser, encode(req.Encode), metaPolicy, metaTimeout)
 	if e != nil {
 		return e
