@@ -1,0 +1,217 @@
+package disk
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sync"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/iggygo/iggy/internal/assert"
+)
+
+const (
+	// uringEntries bounds the operations in flight on the ring: far more
+	// than the Disk's workers, which each wait for one at a time.
+	uringEntries = 64
+	// uringCloseToken marks the no-op whose completion stops the reaper.
+	uringCloseToken = math.MaxUint64
+	// uringBusyRetriesMax and uringBusyPause bound the retries of an
+	// io_uring_enter the kernel refuses for a moment (EAGAIN, EBUSY, EINTR).
+	uringBusyRetriesMax = 1000
+	uringBusyPause      = 50 * time.Microsecond
+)
+
+// Uring is the io_uring Backend: writes (writev), reads and fdatasync go
+// through one ring shared by the Disk's workers; each call queues one entry,
+// submits it and sleeps until the reaper goroutine hands back its completion.
+// Everything else (open, close, truncate, directory operations) is Pwrite's.
+// Memory handed to the kernel (iovecs, buffers) is heap memory referenced
+// from the call's slot until its completion arrives, so it neither moves nor
+// is freed while the kernel uses it.
+type Uring struct {
+	Pwrite
+	r         *ring
+	mu        sync.Mutex // the submission queue
+	slots     []uringSlot
+	free      chan uint32 // indexes of idle slots
+	reaped    chan struct{}
+	closeOnce sync.Once
+}
+
+// uringSlot is one operation in flight.
+type uringSlot struct {
+	iov  []unix.Iovec
+	data [][]byte // buffers of the write in flight
+	buf  []byte   // buffer of the read in flight
+	done chan int32
+}
+
+var _ Backend = (*Uring)(nil)
+
+// NewUring sets up the ring. It fails (wrapping errUringUnsupported) where
+// the kernel or a sandbox refuses io_uring: ENOSYS, EPERM, or missing opcodes.
+func NewUring() (*Uring, error) {
+	r, err := newRing(uringEntries)
+	if err != nil {
+		return nil, err
+	}
+	u := &Uring{r: r, slots: make([]uringSlot, r.entries), free: make(chan uint32, r.entries),
+		reaped: make(chan struct{})}
+	for i := range u.slots {
+		u.slots[i].done = make(chan int32, 1)
+		u.free <- uint32(i)
+	}
+	go u.reap()
+	return u, nil
+}
+
+// Shutdown stops the reaper and releases the ring. Call it after the Disk that
+// uses it is closed: no operation may be in flight.
+func (u *Uring) Shutdown() {
+	u.closeOnce.Do(func() {
+		assert.That(len(u.free) == len(u.slots), "io_uring closed with %d operations in flight", len(u.slots)-len(u.free))
+		if err := u.submit(sqe{opcode: ioringOpNop, userData: uringCloseToken}); err != nil {
+			panic("io_uring: cannot submit the closing no-op: " + err.Error())
+		}
+		<-u.reaped
+		u.r.close()
+	})
+}
+
+// reap delivers completions to the waiting slots until the closing no-op.
+func (u *Uring) reap() {
+	defer close(u.reaped)
+	stop := false
+	for !stop {
+		if _, err := u.r.enter(0, 1, ioringEnterGetevents); err != nil && !transientEnter(err) {
+			panic("io_uring: waiting for completions: " + err.Error())
+		}
+		u.r.reap(func(c cqe) {
+			if c.userData == uringCloseToken {
+				stop = true
+				return
+			}
+			u.slots[c.userData].done <- c.res
+		})
+	}
+}
+
+func transientEnter(err error) bool {
+	return errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EBUSY)
+}
+
+// submit queues e and hands it to the kernel.
+func (u *Uring) submit(e sqe) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	tail := *u.r.sqTail
+	u.r.push(e)
+	var err error
+	for range uringBusyRetriesMax {
+		var n int
+		if n, err = u.r.enter(1, 0, 0); err == nil && n == 1 {
+			return nil
+		}
+		if err != nil && !transientEnter(err) {
+			break
+		}
+		time.Sleep(uringBusyPause)
+	}
+	// Not consumed: take the entry back so the next submission does not send it.
+	*u.r.sqTail = tail
+	if err == nil {
+		err = unix.EAGAIN
+	}
+	return fmt.Errorf("io_uring_enter: %w", err)
+}
+
+// run executes one operation in slot idx and returns its result: a byte
+// count, or an error from a negative result.
+func (u *Uring) run(idx uint32, e sqe) (int, error) {
+	e.userData = uint64(idx)
+	for range eintrRetriesMax {
+		if err := u.submit(e); err != nil {
+			return 0, err
+		}
+		res := <-u.slots[idx].done
+		if res >= 0 {
+			return int(res), nil
+		}
+		if err := unix.Errno(-res); err != unix.EINTR && err != unix.EAGAIN {
+			return 0, err
+		}
+	}
+	return 0, unix.EINTR
+}
+
+func (u *Uring) acquire() uint32    { return <-u.free }
+func (u *Uring) release(idx uint32) { u.free <- idx }
+
+func (u *Uring) WriteAt(fd int, data [][]byte, offset int64) error {
+	bufs := make([][]byte, 0, len(data))
+	for _, b := range data {
+		if len(b) > 0 {
+			bufs = append(bufs, b)
+		}
+	}
+	idx := u.acquire()
+	defer u.release(idx)
+	s := &u.slots[idx]
+	defer func() { clear(s.data); s.data = s.data[:0] }()
+	// Every round writes at least one byte or returns, so the loop ends.
+	for len(bufs) > 0 {
+		batch := bufs[:min(len(bufs), iovecsPerCallMax)]
+		s.data = append(s.data[:0], batch...)
+		s.iov = s.iov[:0]
+		for _, b := range batch {
+			v := unix.Iovec{Base: &b[0]}
+			v.SetLen(len(b))
+			s.iov = append(s.iov, v)
+		}
+		n, err := u.run(idx, sqe{opcode: ioringOpWritev, fd: int32(fd), off: uint64(offset),
+			addr: uint64(uintptr(unsafe.Pointer(&s.iov[0]))), len: uint32(len(s.iov))})
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return io.ErrShortWrite
+		}
+		offset += int64(n)
+		bufs = advance(bufs, n)
+	}
+	return nil
+}
+
+func (u *Uring) ReadAt(fd int, buf []byte, offset int64) (int, error) {
+	idx := u.acquire()
+	defer u.release(idx)
+	s := &u.slots[idx]
+	defer func() { s.buf = nil }()
+	total := 0
+	// Every round reads at least one byte or stops, so the loop ends.
+	for total < len(buf) {
+		s.buf = buf[total:]
+		n, err := u.run(idx, sqe{opcode: ioringOpRead, fd: int32(fd), off: uint64(offset) + uint64(total),
+			addr: uint64(uintptr(unsafe.Pointer(&s.buf[0]))), len: uint32(min(len(s.buf), math.MaxInt32))})
+		if err != nil {
+			return total, err
+		}
+		if n == 0 {
+			break
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func (u *Uring) Datasync(fd int) error {
+	idx := u.acquire()
+	defer u.release(idx)
+	_, err := u.run(idx, sqe{opcode: ioringOpFsync, fd: int32(fd), opFlags: ioringFsyncDatasync})
+	return err
+}
