@@ -13,6 +13,8 @@ type System struct {
 	Segment    SystemSegment   `koanf:"segment"`
 	Recovery   SystemRecovery  `koanf:"recovery"`
 	MemoryPool MemoryPool      `koanf:"memory_pool"`
+	// IOBackend selects the disk system calls: auto, uring or pwrite (ours).
+	IOBackend string `koanf:"io_backend"`
 }
 
 // PathOnly is a table holding one relative directory name.

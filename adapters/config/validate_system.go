@@ -37,6 +37,8 @@ func validateSessions(c *checker, cfg *Config) {
 
 func validateSystem(c *checker, s *System) {
 	c.check(s.Path != "", "system.path must not be empty")
+	c.check(s.IOBackend == "auto" || s.IOBackend == "uring" || s.IOBackend == "pwrite",
+		"system.io_backend must be auto, uring or pwrite, got %q", s.IOBackend)
 	c.check(!s.Segment.ArchiveExpired, "system.segment.archive_expired = true is not supported")
 	c.check(!s.Recovery.RecreateMissingState, "system.recovery.recreate_missing_state = true is not supported")
 	p := s.MemoryPool

@@ -50,7 +50,13 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err != nil {
 		return err
 	}
-	d, err := disk.New(cfg.System.Path, disk.Options{RequestsQueuedMax: diskRequestsQueuedMax})
+	backend, backendLine, releaseBackend, err := disk.SelectBackend(cfg.System.IOBackend)
+	if err != nil {
+		return err
+	}
+	defer releaseBackend() // deferred first, so it runs after d.Close
+	log.Info(backendLine)
+	d, err := disk.New(cfg.System.Path, disk.Options{Backend: backend, RequestsQueuedMax: diskRequestsQueuedMax})
 	if err != nil {
 		return fmt.Errorf("opening storage %s: %w", cfg.System.Path, err)
 	}
