@@ -40,6 +40,7 @@ func run(args []string) int {
 	if err != nil {
 		return 2
 	}
+	defer startCPUProfile()()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	stop := make(chan struct{})
 	sig := make(chan os.Signal, 1)

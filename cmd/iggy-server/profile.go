@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"sync"
+	"syscall"
+)
+
+// cpuProfileEnv names the file a CPU profile is written to, for performance
+// work. It is not an IGGY_ variable: those are configuration keys, and a
+// debug build refuses unknown ones.
+const cpuProfileEnv = "IGGYGO_CPU_PROFILE"
+
+// cpuProfile writes a CPU profile of the whole run to a file. SIGUSR1 starts
+// it over (the file is truncated), so a benchmark can leave its setup out.
+type cpuProfile struct {
+	path string
+	mu   sync.Mutex
+	file *os.File
+}
+
+// startCPUProfile starts profiling when IGGYGO_CPU_PROFILE is set and returns
+// the function that stops it and flushes the file.
+func startCPUProfile() (stop func()) {
+	path := os.Getenv(cpuProfileEnv)
+	if path == "" {
+		return func() {}
+	}
+	p := &cpuProfile{path: path}
+	p.mu.Lock()
+	p.begin()
+	p.mu.Unlock()
+	restart := make(chan os.Signal, 1)
+	signal.Notify(restart, syscall.SIGUSR1)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-restart:
+				p.mu.Lock()
+				p.end()
+				p.begin()
+				p.mu.Unlock()
+			}
+		}
+	})
+	return func() {
+		signal.Stop(restart)
+		close(done)
+		wg.Wait()
+		p.mu.Lock()
+		p.end()
+		p.mu.Unlock()
+	}
+}
+
+// begin and end run with mu held; a failure is reported and profiling stays off.
+func (p *cpuProfile) begin() {
+	f, err := os.Create(p.path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "iggy-server: cpu profile:", err)
+		return
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintln(os.Stderr, "iggy-server: cpu profile:", err)
+		f.Close()
+		return
+	}
+	p.file = f
+}
+
+func (p *cpuProfile) end() {
+	if p.file == nil {
+		return
+	}
+	pprof.StopCPUProfile()
+	if err := p.file.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "iggy-server: cpu profile:", err)
+	}
+	p.file = nil
+}
