@@ -223,7 +223,7 @@ func (b *booter) createFresh() {
 	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, nil, 0, 0)
 	n.replica = vsr.NewReplica(n.journal, 0, 0)
 	b.phase = bootRootCommit
-	n.replica.Propose(vsr.Prepare{
+	n.propose(vsr.Prepare{
 		Kind: vsr.KindCommand, Timestamp: n.now.NowMicros,
 		Body: metadata.Encode(rootCommand(n.cfg.Root)),
 	})

@@ -42,7 +42,7 @@ func (n *Node) register(c *conn, h wire.RequestHeader, body []byte) {
 		n.reject(c, h, wire.TransientNotAccepted)
 		return
 	}
-	op := n.replica.Propose(vsr.Prepare{
+	op := n.propose(vsr.Prepare{
 		Kind: vsr.KindRegister, Timestamp: n.now.NowMicros,
 		ClientLo: h.Client.Lo, ClientHi: h.Client.Hi, UserID: userID,
 		Operation: uint8(wire.OpRegister), Body: registerBody(userID),
@@ -114,7 +114,7 @@ func (n *Node) logout(c *conn, h wire.RequestHeader) {
 }
 
 func (n *Node) proposeLogout(client wire.U128) uint64 {
-	return n.replica.Propose(vsr.Prepare{
+	return n.propose(vsr.Prepare{
 		Kind: vsr.KindLogout, Timestamp: n.now.NowMicros,
 		ClientLo: client.Lo, ClientHi: client.Hi, Operation: uint8(wire.OpLogout),
 	})

@@ -36,7 +36,7 @@ func (n *Node) metadataRequest(c *conn, h wire.RequestHeader, body []byte) {
 		return
 	}
 	e.inflight = true
-	op := n.replica.Propose(vsr.Prepare{
+	op := n.propose(vsr.Prepare{
 		Kind: vsr.KindCommand, Timestamp: n.now.NowMicros,
 		ClientLo: c.client.Lo, ClientHi: c.client.Hi, Request: h.Request,
 		UserID: c.userID, Operation: uint8(h.Operation), Body: metadata.Encode(cmd),

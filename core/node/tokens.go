@@ -13,7 +13,7 @@ func (n *Node) cleanTokens() {
 	if every == 0 || n.now.Ticks%every != 0 || n.replica.Full() || !n.anyTokenExpired() {
 		return
 	}
-	n.replica.Propose(vsr.Prepare{
+	n.propose(vsr.Prepare{
 		Kind: vsr.KindCommand, Timestamp: n.now.NowMicros,
 		Body: metadata.Encode(&metadata.DeleteExpiredTokens{}),
 	})

@@ -55,7 +55,7 @@ func (n *Node) trustedRegister(m TrustedRegister) {
 		n.reject(c, h, wire.TransientNotAccepted)
 		return
 	}
-	op := n.replica.Propose(vsr.Prepare{
+	op := n.propose(vsr.Prepare{
 		Kind: vsr.KindRegister, Timestamp: n.now.NowMicros,
 		ClientLo: h.Client.Lo, ClientHi: h.Client.Hi, UserID: u.ID,
 		Operation: uint8(wire.OpRegister), Body: registerBody(u.ID),

@@ -1,62 +1,351 @@
 package vsr
 
-import "github.com/iggygo/iggy/internal/assert"
+import (
+	"github.com/iggygo/iggy/core/mark"
+	"github.com/iggygo/iggy/internal/assert"
+	"github.com/iggygo/iggy/io/storage"
+)
+
+// ReplicasMax bounds a replica set (VSR-13).
+const ReplicasMax = 32
 
 // pipelineMax bounds the ops prepared but not yet committed.
 const pipelineMax = 1024
 
-// Replica orders the ops of one group and decides when each commits. With a
-// replica set of one, an op commits as soon as its prepare is durable locally;
-// the multi-replica protocol (prepare_ok quorums, view changes) extends this
-// same object.
-type Replica struct {
-	journal *Journal
-	view    uint32
-	op      uint64
-	commit  uint64
-	pending []Prepare // ops commit+1..op, in order
+// WindowOpsDefault is the soft bound on the prepares kept in memory for
+// peers' repairs (Config.WindowOps).
+const WindowOpsDefault = 16384
+
+// outboxMax bounds the messages gathered between two TakeReady calls; past
+// it messages are dropped, which the protocol survives as it survives loss.
+const outboxMax = 1 << 14
+
+// Status is where a replica is in the protocol.
+type Status uint8
+
+const (
+	// StatusNormal: the view is established; the primary proposes, backups
+	// follow (a backup may still be installing the view's log).
+	StatusNormal Status = iota
+	// StatusViewChange: voting for a new view.
+	StatusViewChange
+	// StatusRecovering: restarted as a backup, waiting for the primary's
+	// start_view before taking part.
+	StatusRecovering
+)
+
+var statusNames = [...]string{"normal", "view_change", "recovering"}
+
+func (s Status) String() string { return statusNames[s] }
+
+// Config opens a replica of a group.
+type Config struct {
+	Replica uint8 // this replica's index, 0..Count-1
+	Count   uint8 // replicas in the group, 1..ReplicasMax
+	Journal *Journal
+	// Superblock is the durable state read at boot (zero for a new group).
+	Superblock Superblock
+	// Prepares are the journal's ops after Superblock.CheckpointOp, in op
+	// order (Recovery.Prepares).
+	Prepares []Prepare
+	// Images serves and receives checkpoint images (state transfer); nil
+	// for a group of one.
+	Images Images
+	// Marks receives coverage marks; nil discards them.
+	Marks mark.Sink
+	// WindowOps is the soft bound on prepares kept in memory (0: default).
+	WindowOps int
+	// StateChunkBytes is the size of a state transfer chunk (0: the max).
+	StateChunkBytes int
 }
 
-// NewReplica continues a group whose journal holds ops 1..op, all committed.
+// ackState is what one replica reported in the current view: every op up
+// to written is in its page cache, up to durable on its disk, up to commit
+// committed there.
+type ackState struct {
+	written, durable, commit uint64
+}
+
+// Replica orders the ops of one group and decides when each commits. It is
+// stepped by one caller: Step for peer messages, Tick for time, journal
+// completions through Complete (or the journal directly, then any call);
+// it answers with TakeReady and TakeCommitted. With a replica set of one,
+// an op commits as soon as its prepare is durable locally.
+type Replica struct {
+	id, count uint8
+	quorum    int
+	journal   *Journal
+	images    Images
+	marks     mark.Sink
+	windowOps int
+	chunkSize int
+
+	status  Status
+	view    uint32
+	sb      ViewState // durable
+	sbWrite *ViewState
+	log     window
+	commit  uint64
+	applied uint64 // delivered by TakeCommitted (or covered by an installed image)
+	ckptOp  uint64 // newest durable checkpoint the caller reported
+
+	untrusted bool   // the log lost ops its log view promised (VSR-14)
+	claimOp   uint64 // the head the log view promised
+
+	now uint64 // ticks
+
+	// Normal status.
+	acks        [ReplicasMax]ackState
+	heard       [ReplicasMax]uint64 // primary: tick a replica was last heard in this view
+	normalSince uint64
+	heartbeatAt uint64
+	primarySeen uint64 // backup: tick the primary was last heard
+	ackDue      bool
+	acked       ackState // backup: last reported
+
+	// View change and recovery.
+	changeSince uint64
+	resendAt    uint64
+	svcFrom     uint32 // bit per replica
+	dvcSent     bool
+	votes       [ReplicasMax]*Message
+
+	sync     syncState
+	transfer transferState
+
+	out     []Message
+	install *Install
+}
+
+// NewReplica continues a standalone group (a replica set of one) whose
+// journal holds ops 1..op, all committed.
 func NewReplica(journal *Journal, view uint32, op uint64) *Replica {
 	assert.That(journal.DurableOp() == op, "journal durable %d, replica op %d", journal.DurableOp(), op)
-	return &Replica{journal: journal, view: view, op: op, commit: op}
+	r := newReplica(Config{Count: 1, Journal: journal})
+	r.view = view
+	r.sb = ViewState{View: view, LogView: view}
+	r.log = window{base: op}
+	r.commit, r.applied, r.ckptOp = op, op, op
+	return r
 }
 
-// Full reports whether the pipeline has no room for another op.
-func (r *Replica) Full() bool { return len(r.pending) >= pipelineMax }
+// Open continues a group from its durable state (see Config). A replica of
+// a cluster that restarts does not resume as it was: in a view change it
+// votes again; the primary of its view moves on to the next view (it may
+// have lost prepares it sent, and must never propose the same op twice in
+// one view); a backup recovers, asking the primary for the view's log.
+func Open(cfg Config) *Replica {
+	r := newReplica(cfg)
+	sb := cfg.Superblock
+	r.view = sb.View
+	r.sb = ViewState{View: sb.View, LogView: sb.LogView, LogHeadOp: sb.LogHeadOp, LogHeadChecksum: sb.LogHeadChecksum}
+	r.log = window{base: sb.CheckpointOp, baseChecksum: sb.CheckpointChecksum,
+		baseKnown: sb.CheckpointOp == 0 || sb.CheckpointChecksum != 0}
+	for _, p := range cfg.Prepares {
+		r.log.append(p)
+	}
+	assert.That(r.log.head() == cfg.Journal.queuedOp, "log head %d, journal %d", r.log.head(), cfg.Journal.queuedOp)
+	r.commit, r.applied, r.ckptOp = sb.CheckpointOp, sb.CheckpointOp, sb.CheckpointOp
+	if sb.LogHeadOp > sb.CheckpointOp && !r.log.has(sb.LogHeadOp, sb.LogHeadChecksum) {
+		r.untrusted, r.claimOp = true, sb.LogHeadOp
+		r.marks.Hit("vsr.recovery.untrusted_log")
+	}
+	switch {
+	case r.count == 1 || sb.Sequence == 0:
+		// Standalone, or a new group: view 0 has nothing to recover.
+	case r.sb.LogView < r.view:
+		r.enterViewChange(r.view)
+	case r.IsPrimary():
+		r.marks.Hit("vsr.recovery.primary_restarted")
+		r.enterViewChange(r.view + 1)
+	default:
+		r.enterRecovering()
+	}
+	return r
+}
 
-// Propose assigns the next op number to p and starts making it durable.
-func (r *Replica) Propose(p Prepare) uint64 {
-	assert.That(!r.Full(), "pipeline full")
-	r.op++
-	p.Op = r.op
+func newReplica(cfg Config) *Replica {
+	assert.That(cfg.Count >= 1 && cfg.Count <= ReplicasMax, "replica count %d", cfg.Count)
+	assert.That(cfg.Replica < cfg.Count, "replica %d of %d", cfg.Replica, cfg.Count)
+	assert.That(cfg.Count == 1 || cfg.Images != nil, "a cluster replica needs Images")
+	r := &Replica{id: cfg.Replica, count: cfg.Count, quorum: int(cfg.Count)/2 + 1,
+		journal: cfg.Journal, images: cfg.Images, marks: cfg.Marks,
+		windowOps: cfg.WindowOps, chunkSize: cfg.StateChunkBytes}
+	if r.marks == nil {
+		r.marks = mark.Discard{}
+	}
+	if r.windowOps == 0 {
+		r.windowOps = WindowOpsDefault
+	}
+	if r.chunkSize == 0 {
+		r.chunkSize = StateChunkBytesMax
+	}
+	assert.That(r.windowOps > 0 && r.windowOps <= logOpsMax/2, "window %d ops", r.windowOps)
+	assert.That(r.chunkSize > 0 && r.chunkSize <= StateChunkBytesMax, "state chunk %d bytes", r.chunkSize)
+	return r
+}
+
+// Status, View, LogView, Commit and Op describe the replica: Op is the head
+// of its log, Commit the highest op it knows committed.
+func (r *Replica) Status() Status   { return r.status }
+func (r *Replica) View() uint32     { return r.view }
+func (r *Replica) LogView() uint32  { return r.sb.LogView }
+func (r *Replica) Commit() uint64   { return r.commit }
+func (r *Replica) Op() uint64       { return r.log.head() }
+func (r *Replica) ID() uint8        { return r.id }
+func (r *Replica) Untrusted() bool  { return r.untrusted }
+func (r *Replica) Primary() uint8   { return r.primaryOf(r.view) }
+func (r *Replica) IsPrimary() bool  { return r.primaryOf(r.view) == r.id }
+func (r *Replica) primaryOf(v uint32) uint8 { return uint8(v % uint32(r.count)) }
+
+// viewDurable reports whether the current view is in the superblock, so the
+// replica may act in it (STOR-25).
+func (r *Replica) viewDurable() bool { return r.sb.View == r.view }
+
+// installed reports whether the replica holds the current view's log: a
+// backup acknowledges prepares only then.
+func (r *Replica) installed() bool { return r.sb.LogView == r.view && r.status == StatusNormal }
+
+// Full reports whether Propose would refuse: the replica is not a primary
+// in normal status, or its pipeline has no room.
+func (r *Replica) Full() bool {
+	return !r.IsPrimary() || !r.installed() || r.log.head()-r.commit >= pipelineMax
+}
+
+// Propose assigns the next op number to p, appends it to the log and sends
+// it to the backups. Only the primary of an established view proposes;
+// otherwise ok is false and nothing changed.
+func (r *Replica) Propose(p Prepare) (uint64, bool) {
+	if r.Full() {
+		return 0, false
+	}
+	parent := r.log.headChecksum()
+	p.Op = r.log.head() + 1
 	p.View = r.view
-	r.journal.Append(&p)
-	r.pending = append(r.pending, p)
-	return p.Op
+	raw := Seal(&p)
+	r.appendLocal(p, raw)
+	for to := range r.count {
+		if to != r.id {
+			r.send(Message{Command: CmdPrepare, To: to, View: r.view, Op: p.Op, Checksum: p.Checksum,
+				Parent: parent, Commit: r.commit, Prepares: []Prepare{p}})
+		}
+	}
+	return p.Op, true
 }
 
-// Flush hands queued prepares to the disk; the node calls it once per step.
+// appendLocal adds a sealed prepare to the log and queues it for the journal.
+func (r *Replica) appendLocal(p Prepare, raw []byte) {
+	r.journal.Append(p.Op, raw)
+	r.log.append(p)
+}
+
+// truncateLocal cuts the log after op; only ops above the commit point go.
+func (r *Replica) truncateLocal(op uint64) {
+	if op >= r.log.head() {
+		return
+	}
+	assert.That(op >= r.commit, "truncating to %d below commit %d", op, r.commit)
+	r.marks.Hit("vsr.log.truncated")
+	r.log.truncate(op)
+	r.journal.Truncate(op)
+}
+
+// Flush hands queued prepares to the disk; the caller calls it once per
+// batch of steps, so one write and one sync cover them all.
 func (r *Replica) Flush() { r.journal.Flush() }
 
-// TakeCommitted returns the ops that became committed since the last call, in op order.
+// Complete passes a disk completion to the journal and reports whether it
+// was the journal's.
+func (r *Replica) Complete(c storage.Completion) bool {
+	ok := r.journal.Complete(c)
+	r.observe()
+	return ok
+}
+
+// TakeCommitted returns the ops that became committed since the last call,
+// in op order.
 func (r *Replica) TakeCommitted() []Prepare {
-	durable := r.journal.DurableOp()
-	n := 0
-	for n < len(r.pending) && r.pending[n].Op <= durable {
-		n++
-	}
-	if n == 0 {
+	r.observe()
+	if r.commit <= r.applied {
 		return nil
 	}
-	out := r.pending[:n:n]
-	r.pending = r.pending[n:]
-	r.commit = out[n-1].Op
+	out := r.log.copyRange(r.applied+1, r.commit)
+	assert.That(len(out) == int(r.commit-r.applied), "committed ops %d..%d not in the log", r.applied+1, r.commit)
+	r.applied = r.commit
+	r.evict()
 	return out
 }
 
-// Op is the highest op assigned; Commit the highest committed.
-func (r *Replica) Op() uint64     { return r.op }
-func (r *Replica) Commit() uint64 { return r.commit }
-func (r *Replica) View() uint32   { return r.view }
+// evict drops prepares no peer can need: applied, and covered by a
+// checkpoint (a standalone replica has no peers, so applied is enough).
+func (r *Replica) evict() {
+	if r.count == 1 {
+		r.log.evict(r.applied, 0)
+		return
+	}
+	r.log.evict(min(r.applied, r.ckptOp), r.windowOps)
+}
+
+// Checkpointed tells the replica the caller's newest durable checkpoint,
+// so prepares it covers may leave memory.
+func (r *Replica) Checkpointed(op uint64) {
+	assert.That(op <= r.applied, "checkpoint %d above applied %d", op, r.applied)
+	r.ckptOp = max(r.ckptOp, op)
+	r.evict()
+}
+
+// TakeReady returns what the caller must do: send messages, write the
+// superblock, install a state transfer image.
+func (r *Replica) TakeReady() Ready {
+	r.observe()
+	r.sendAck()
+	var rd Ready
+	if want := r.wantState(); r.sbWrite == nil && want != r.sb {
+		r.sbWrite = &want
+		rd.Superblock = &want
+	}
+	rd.Install, r.install = r.install, nil
+	rd.Messages, r.out = r.out, nil
+	return rd
+}
+
+// SuperblockWritten reports that the superblock holding vs is durable.
+func (r *Replica) SuperblockWritten(vs ViewState) {
+	assert.That(r.sbWrite != nil && *r.sbWrite == vs, "superblock %+v written, %+v asked", vs, r.sbWrite)
+	assert.That(vs.View >= r.sb.View && vs.LogView >= r.sb.LogView, "superblock regresses: %+v after %+v", vs, r.sb)
+	r.sbWrite = nil
+	r.sb = vs
+	r.afterDurable()
+}
+
+// wantState is the view state that must be durable now.
+func (r *Replica) wantState() ViewState {
+	vs := r.sb
+	vs.View = r.view
+	if head, ok := r.sync.readyToAdopt(r); ok {
+		vs.LogView = r.view
+		vs.LogHeadOp, vs.LogHeadChecksum = head, r.log.headChecksum()
+	}
+	return vs
+}
+
+// send queues m from this replica; a full outbox drops it.
+func (r *Replica) send(m Message) {
+	assert.That(m.To < r.count && m.To != r.id, "message to %d from %d", m.To, r.id)
+	if len(r.out) >= outboxMax {
+		r.marks.Hit("vsr.outbox.full")
+		return
+	}
+	m.From = r.id
+	r.out = append(r.out, m)
+}
+
+// broadcast sends m to every other replica.
+func (r *Replica) broadcast(m Message) {
+	for to := range r.count {
+		if to != r.id {
+			m.To = to
+			r.send(m)
+		}
+	}
+}

@@ -1,0 +1,14 @@
+package node
+
+import (
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/internal/assert"
+)
+
+// propose hands p to the metadata replica and returns its op. Every caller
+// checked Full first, so a refusal is a bug.
+func (n *Node) propose(p vsr.Prepare) uint64 {
+	op, ok := n.replica.Propose(p)
+	assert.That(ok, "metadata replica refused a proposal (status %s, view %d)", n.replica.Status(), n.replica.View())
+	return op
+}

@@ -1,0 +1,138 @@
+package vsr
+
+import (
+	"github.com/iggygo/iggy/internal/assert"
+	"github.com/zeebo/xxh3"
+)
+
+// StateChunkBytesMax bounds one state transfer chunk.
+const StateChunkBytesMax = 1 << 20
+
+// imageBytesMax bounds a checkpoint image received by state transfer: it
+// is reassembled in memory before the caller installs it.
+const imageBytesMax = 1 << 30
+
+// transferState is a state transfer under way: the image of a source's
+// checkpoint, fetched one chunk at a time.
+type transferState struct {
+	active      bool
+	source      uint8
+	cp          Checkpoint
+	image       []byte
+	requestedAt uint64
+	emitted     bool // handed to the caller; the log is frozen until Installed
+}
+
+// onRangeEvicted: the source no longer holds the ops the repair needs, so
+// the replica fetches the source's checkpoint instead (VSR-22).
+func (r *Replica) onRangeEvicted(m *Message) {
+	s := &r.sync
+	if !s.active || m.From != s.source || m.View != r.view || m.Op != s.cursor+1 || r.transfer.active {
+		return
+	}
+	s.requested = false
+	r.marks.Hit("vsr.repair.range_evicted")
+	if m.Checkpoint.Op <= s.cursor {
+		return // nothing newer to fetch yet; the repair retries
+	}
+	r.beginTransfer(m.From, m.Checkpoint)
+}
+
+func (r *Replica) beginTransfer(source uint8, cp Checkpoint) {
+	if cp.Size > imageBytesMax || cp.Op <= r.commit {
+		r.marks.Hit("vsr.state_transfer.refused")
+		r.transfer = transferState{}
+		return
+	}
+	r.marks.Hit("vsr.state_transfer.started")
+	r.transfer = transferState{active: true, source: source, cp: cp, image: make([]byte, 0, cp.Size)}
+	r.requestChunk()
+}
+
+func (r *Replica) requestChunk() {
+	t := &r.transfer
+	t.requestedAt = r.now
+	r.send(Message{Command: CmdRequestStateChunk, To: t.source, View: r.view, Checkpoint: t.cp, Offset: uint64(len(t.image))})
+}
+
+// onRequestStateTransfer names the checkpoint this replica serves.
+func (r *Replica) onRequestStateTransfer(m *Message) {
+	if cp, ok := r.images.Latest(); ok {
+		r.send(Message{Command: CmdStateTransferTarget, To: m.From, View: r.view, Checkpoint: cp})
+	}
+}
+
+// onStateTransferTarget restarts a transfer on the source's newer checkpoint.
+func (r *Replica) onStateTransferTarget(m *Message) {
+	t := &r.transfer
+	if !t.active || t.emitted || m.From != t.source || m.Checkpoint == t.cp {
+		return
+	}
+	r.beginTransfer(m.From, m.Checkpoint)
+}
+
+// onRequestStateChunk serves image bytes; a checkpoint no longer held is
+// answered with the newest one.
+func (r *Replica) onRequestStateChunk(m *Message) {
+	latest, ok := r.images.Latest()
+	if !ok {
+		return
+	}
+	if m.Checkpoint != latest || m.Offset > latest.Size {
+		r.send(Message{Command: CmdStateTransferTarget, To: m.From, View: r.view, Checkpoint: latest})
+		return
+	}
+	data, ok := r.images.Chunk(latest, m.Offset, r.chunkSize)
+	if !ok {
+		return
+	}
+	r.marks.Hit("vsr.state_transfer.served")
+	r.send(Message{Command: CmdStateChunk, To: m.From, View: r.view, Checkpoint: latest, Offset: m.Offset, Data: data})
+}
+
+// onStateChunk appends the next chunk; a whole image is handed to the
+// caller once its checksum holds.
+func (r *Replica) onStateChunk(m *Message) {
+	t := &r.transfer
+	if !t.active || t.emitted || m.From != t.source || m.Checkpoint != t.cp || m.Offset != uint64(len(t.image)) {
+		return
+	}
+	if len(m.Data) == 0 || uint64(len(t.image)+len(m.Data)) > t.cp.Size {
+		r.marks.Hit("vsr.message.corrupt")
+		return
+	}
+	t.image = append(t.image, m.Data...)
+	if uint64(len(t.image)) < t.cp.Size {
+		r.requestChunk()
+		return
+	}
+	if xxh3.Hash(t.image) != t.cp.ImageChecksum || t.cp.Op <= r.commit {
+		r.marks.Hit("vsr.state_transfer.refused")
+		*t = transferState{}
+		return
+	}
+	t.emitted = true
+	r.install = &Install{Checkpoint: t.cp, Image: t.image}
+}
+
+// Installed reports that the caller installed the image of cp as its state
+// and made cp its durable checkpoint. The journal starts over after it.
+func (r *Replica) Installed(cp Checkpoint) {
+	t := &r.transfer
+	assert.That(t.emitted && t.cp == cp, "installed %+v, transferring %+v", cp, t.cp)
+	if head := r.log.head(); head > cp.Op || r.claimOp > cp.Op {
+		// The log held ops past the checkpoint that are gone now: until a
+		// new log view is adopted, the log falls short of its promise.
+		r.untrusted, r.claimOp = true, max(r.claimOp, head)
+	}
+	r.journal.Reset(cp.Op)
+	r.log.reset(cp.Op, cp.Checksum)
+	r.commit, r.applied, r.ckptOp = cp.Op, cp.Op, cp.Op
+	*t = transferState{}
+	r.marks.Hit("vsr.state_transfer.installed")
+	if r.sync.active {
+		r.sync.cursor = cp.Op
+		r.sync.requested = false
+		r.syncAdvance()
+	}
+}
