@@ -55,14 +55,3 @@ func TestParseRate(t *testing.T) {
 		}
 	}
 }
-
-func TestPacerSpacesRequests(t *testing.T) {
-	pc := pacer{bytesPerSec: 1e6} // 1 MB/s: 10 kB every 10 ms
-	start := time.Now()
-	for range 6 {
-		pc.wait(10_000)
-	}
-	if d := time.Since(start); d < 45*time.Millisecond {
-		t.Fatalf("6 paced requests took %v, want at least 50 ms", d)
-	}
-}

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/iggygo/iggy/cmd/iggy-bench/stats"
 )
 
 // actorResult is one actor's line in the JSON output.
 type actorResult struct {
 	Kind string `json:"kind"`
 	ID   int    `json:"id"`
-	Summary
+	stats.Summary
 }
 
 // result is the JSON object a run prints: the parameters, the totals over
@@ -19,27 +21,27 @@ type actorResult struct {
 // workload has both.
 type result struct {
 	Params params `json:"params"`
-	Summary
-	Producers *Summary      `json:"producers,omitempty"`
-	Consumers *Summary      `json:"consumers,omitempty"`
-	PerActor  []actorResult `json:"per_actor"`
+	stats.Summary
+	Producers *stats.Summary `json:"producers,omitempty"`
+	Consumers *stats.Summary `json:"consumers,omitempty"`
+	PerActor  []actorResult  `json:"per_actor"`
 }
 
 func buildResult(p *params, actors []*actor) result {
-	var all, producers, consumers []*actorStats
+	var all, producers, consumers []*stats.Actor
 	r := result{Params: *p}
 	for _, a := range actors {
 		all = append(all, a.st)
-		if a.st.kind == "producer" {
+		if a.st.Kind == "producer" {
 			producers = append(producers, a.st)
 		} else {
 			consumers = append(consumers, a.st)
 		}
-		r.PerActor = append(r.PerActor, actorResult{Kind: a.st.kind, ID: a.st.id, Summary: summarize([]*actorStats{a.st})})
+		r.PerActor = append(r.PerActor, actorResult{Kind: a.st.Kind, ID: a.st.ID, Summary: stats.Summarize([]*stats.Actor{a.st})})
 	}
-	r.Summary = summarize(all)
+	r.Summary = stats.Summarize(all)
 	if len(producers) > 0 && len(consumers) > 0 {
-		ps, cs := summarize(producers), summarize(consumers)
+		ps, cs := stats.Summarize(producers), stats.Summarize(consumers)
 		r.Producers, r.Consumers = &ps, &cs
 	}
 	return r
@@ -69,9 +71,9 @@ func describe(p *params) string {
 }
 
 func writeText(w io.Writer, r result) {
-	line := func(label string, s Summary) {
+	line := func(label string, s stats.Summary) {
 		fmt.Fprintf(w, "%-10s %3d actors: %9.2f MB/s %11.0f msg/s  %d messages (%.1f MB) in %.2f s\n",
-			label, s.Actors, s.MBPerSec, s.MsgsPerSec, s.TotalMessages, float64(s.TotalBytes)/bytesPerMB, s.DurationSec)
+			label, s.Actors, s.MBPerSec, s.MsgsPerSec, s.TotalMessages, float64(s.TotalBytes)/stats.BytesPerMB, s.DurationSec)
 		fmt.Fprintf(w, "%-10s latency ms (per actor, averaged): p50 %.3f  p90 %.3f  p99 %.3f  p999 %.3f  max %.3f  avg %.3f\n",
 			"", s.P50Ms, s.P90Ms, s.P99Ms, s.P999Ms, s.MaxMs, s.AvgMs)
 	}

@@ -7,12 +7,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/iggygo/iggy/cmd/iggy-bench/stats"
 )
 
 const (
-	// pacerSlackMax is how far an actor may fall behind its rate before the
-	// pacer forgets the debt, so a stall is not followed by a burst.
-	pacerSlackMax = time.Second
 	// idleSleepMin and idleSleepMax bound the backoff after an empty poll.
 	idleSleepMin = 50 * time.Microsecond
 	idleSleepMax = 2 * time.Millisecond
@@ -37,29 +36,9 @@ type worker interface {
 // actor is a worker with its measurements and its share of the rate limit.
 type actor struct {
 	w           worker
-	st          *actorStats
+	st          *stats.Actor
 	bytesPerSec float64 // 0: unlimited
 	batchBytes  uint64
-}
-
-// pacer spaces an actor's requests to its share of the aggregate rate.
-type pacer struct {
-	bytesPerSec float64
-	next        time.Time
-}
-
-func (pc *pacer) wait(bytes uint64) {
-	if pc.bytesPerSec <= 0 {
-		return
-	}
-	now := time.Now()
-	if pc.next.IsZero() || now.Sub(pc.next) > pacerSlackMax {
-		pc.next = now
-	}
-	if d := pc.next.Sub(now); d > 0 {
-		time.Sleep(d)
-	}
-	pc.next = pc.next.Add(time.Duration(float64(bytes) / pc.bytesPerSec * float64(time.Second)))
 }
 
 // runner drives every actor through the warm-up and the measured phase.
@@ -82,7 +61,7 @@ func (r *runner) run(actors []*actor, progressOut io.Writer, live bool) error {
 		wg.Go(func() {
 			defer r.running.Add(-1)
 			if err := r.drive(a, warmupEnd); err != nil {
-				errs[i] = fmt.Errorf("%s %d: %w", a.st.kind, a.st.id, err)
+				errs[i] = fmt.Errorf("%s %d: %w", a.st.Kind, a.st.ID, err)
 				r.stop.Store(true)
 			}
 		})
@@ -97,10 +76,10 @@ func (r *runner) run(actors []*actor, progressOut io.Writer, live bool) error {
 }
 
 func (r *runner) drive(a *actor, warmupEnd time.Time) error {
-	pace := pacer{bytesPerSec: a.bytesPerSec}
+	pace := stats.Pacer{BytesPerSec: a.bytesPerSec}
 	idle := idleSleepMin
 	for time.Now().Before(warmupEnd) && !r.stop.Load() {
-		pace.wait(a.batchBytes)
+		pace.Wait(a.batchBytes)
 		n, err := a.w.step()
 		if err != nil {
 			return err
@@ -108,14 +87,14 @@ func (r *runner) drive(a *actor, warmupEnd time.Time) error {
 		idle = idleBackoff(n, idle)
 	}
 	a.w.rewind()
-	a.st.start = time.Now()
-	a.st.end = a.st.start
-	deadline := a.st.start.Add(r.p.duration)
+	a.st.Start = time.Now()
+	a.st.End = a.st.Start
+	deadline := a.st.Start.Add(r.p.duration)
 	for !r.stop.Load() {
 		if r.p.duration > 0 && !time.Now().Before(deadline) || a.w.finished() {
 			return nil
 		}
-		pace.wait(a.batchBytes)
+		pace.Wait(a.batchBytes)
 		sent := time.Now()
 		n, err := a.w.step()
 		if err != nil {
@@ -125,9 +104,9 @@ func (r *runner) drive(a *actor, warmupEnd time.Time) error {
 			idle = idleBackoff(n, idle)
 			continue
 		}
-		a.st.end = time.Now()
+		a.st.End = time.Now()
 		bytes := n * uint64(r.p.MessageSize)
-		a.st.record(a.st.end.Sub(sent), n, bytes)
+		a.st.Record(a.st.End.Sub(sent), n, bytes)
 		a.w.measured(n)
 		r.bytes.Add(bytes)
 		r.messages.Add(n)
@@ -169,7 +148,7 @@ func (r *runner) progress(out io.Writer, live bool, warmupEnd time.Time, done <-
 			return
 		case now := <-tick.C:
 			b := r.bytes.Load()
-			rate := float64(b-lastBytes) / bytesPerMB / now.Sub(last).Seconds()
+			rate := float64(b-lastBytes) / stats.BytesPerMB / now.Sub(last).Seconds()
 			lastBytes, last = b, now
 			phase := "measuring"
 			if now.Before(warmupEnd) {
@@ -180,7 +159,7 @@ func (r *runner) progress(out io.Writer, live bool, warmupEnd time.Time, done <-
 				prefix = "\r"
 			}
 			fmt.Fprintf(out, "%s[%5.1fs] %s: %8.1f MB/s, %d messages, %.1f MB, %d actors running%s",
-				prefix, now.Sub(start).Seconds(), phase, rate, r.messages.Load(), float64(b)/bytesPerMB, r.running.Load(), end)
+				prefix, now.Sub(start).Seconds(), phase, rate, r.messages.Load(), float64(b)/stats.BytesPerMB, r.running.Load(), end)
 		}
 	}
 }

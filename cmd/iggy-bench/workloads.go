@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/iggygo/iggy/client"
+	"github.com/iggygo/iggy/cmd/iggy-bench/stats"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -34,9 +35,9 @@ func (b *bench) add(p *params, kind string, id int, rateShare int, build func(c 
 	if err != nil {
 		return err
 	}
-	a := &actor{w: w, st: newActorStats(kind, id), batchBytes: p.batchBytes()}
+	a := &actor{w: w, st: stats.NewActor(kind, id), batchBytes: p.batchBytes()}
 	if p.RateLimitMBps > 0 && rateShare > 0 {
-		a.bytesPerSec = p.RateLimitMBps * bytesPerMB / float64(rateShare)
+		a.bytesPerSec = p.RateLimitMBps * stats.BytesPerMB / float64(rateShare)
 	}
 	b.actors = append(b.actors, a)
 	return nil

@@ -1,4 +1,8 @@
-package main
+// Package stats holds the measurements of iggy-bench (and of the NATS helper
+// of scripts/bench-vs-nats.sh, so both report by the same definitions):
+// throughput is the total data over the time of the slowest actor, latency
+// percentiles are each actor's, averaged over the actors (TOOL-15).
+package stats
 
 import (
 	"math"
@@ -13,16 +17,16 @@ import (
 // stays at 8 bytes per sample whatever the run length.
 const latencySamplesMax = 1 << 20
 
-// bytesPerMB is the MB of MB/s: 10^6 bytes, as iggy-bench reports it.
-const bytesPerMB = 1e6
+// BytesPerMB is the MB of MB/s: 10^6 bytes, as iggy-bench reports it.
+const BytesPerMB = 1e6
 
-// actorStats is what one actor measured during the measured phase (warm-up
+// Actor is what one actor measured during the measured phase (warm-up
 // excluded). It is owned by the actor's goroutine until the run ends.
-type actorStats struct {
-	kind      string // "producer" or "consumer"
-	id        int
-	start     time.Time // first measured request sent
-	end       time.Time // last measured reply received
+type Actor struct {
+	Kind      string // "producer" or "consumer"
+	ID        int
+	Start     time.Time // first measured request sent
+	End       time.Time // last measured reply received
 	messages  uint64
 	bytes     uint64 // payload bytes (message size x messages)
 	batches   uint64
@@ -30,12 +34,13 @@ type actorStats struct {
 	rng       uint64 // xorshift state for the reservoir
 }
 
-func newActorStats(kind string, id int) *actorStats {
-	return &actorStats{kind: kind, id: id, rng: uint64(id)*0x9E3779B97F4A7C15 + 1}
+// NewActor starts the measurements of one actor.
+func NewActor(kind string, id int) *Actor {
+	return &Actor{Kind: kind, ID: id, rng: uint64(id)*0x9E3779B97F4A7C15 + 1}
 }
 
-// record adds one completed request: its latency and what it carried.
-func (s *actorStats) record(latency time.Duration, messages, bytes uint64) {
+// Record adds one completed request: its latency and what it carried.
+func (s *Actor) Record(latency time.Duration, messages, bytes uint64) {
 	assert.That(latency >= 0, "negative latency %v", latency)
 	s.batches++
 	s.messages += messages
@@ -54,17 +59,17 @@ func (s *actorStats) record(latency time.Duration, messages, bytes uint64) {
 	}
 }
 
-// elapsed is the actor's measured time.
-func (s *actorStats) elapsed() time.Duration {
-	if s.end.Before(s.start) {
+// Elapsed is the actor's measured time.
+func (s *Actor) Elapsed() time.Duration {
+	if s.End.Before(s.Start) {
 		return 0
 	}
-	return s.end.Sub(s.start)
+	return s.End.Sub(s.Start)
 }
 
-// percentile is the nearest-rank percentile (p in (0, 1]) of sorted
+// Percentile is the nearest-rank percentile (p in (0, 1]) of sorted
 // latencies: the smallest value with at least p of the samples at or below it.
-func percentile(sorted []time.Duration, p float64) time.Duration {
+func Percentile(sorted []time.Duration, p float64) time.Duration {
 	assert.That(p > 0 && p <= 1, "percentile %v outside (0, 1]", p)
 	if len(sorted) == 0 {
 		return 0
@@ -89,8 +94,8 @@ func summarizeLatencies(latencies []time.Duration) latencySummary {
 		sum += l
 	}
 	return latencySummary{
-		p50: percentile(sorted, 0.50), p90: percentile(sorted, 0.90),
-		p99: percentile(sorted, 0.99), p999: percentile(sorted, 0.999),
+		p50: Percentile(sorted, 0.50), p90: Percentile(sorted, 0.90),
+		p99: Percentile(sorted, 0.99), p999: Percentile(sorted, 0.999),
 		max: sorted[len(sorted)-1], avg: sum / time.Duration(len(sorted)),
 	}
 }
@@ -114,8 +119,8 @@ type Summary struct {
 	AvgMs         float64 `json:"avg_ms"`
 }
 
-// summarize combines actors' measurements; nil or empty gives a zero Summary.
-func summarize(actors []*actorStats) Summary {
+// Summarize combines actors' measurements; nil or empty gives a zero Summary.
+func Summarize(actors []*Actor) Summary {
 	s := Summary{Actors: len(actors)}
 	if len(actors) == 0 {
 		return s
@@ -126,7 +131,7 @@ func summarize(actors []*actorStats) Summary {
 		s.TotalMessages += a.messages
 		s.TotalBytes += a.bytes
 		s.TotalBatches += a.batches
-		slowest = max(slowest, a.elapsed())
+		slowest = max(slowest, a.Elapsed())
 		l := summarizeLatencies(a.latencies)
 		p50 += ms(l.p50)
 		p90 += ms(l.p90)
@@ -139,10 +144,35 @@ func summarize(actors []*actorStats) Summary {
 	s.P50Ms, s.P90Ms, s.P99Ms, s.P999Ms, s.MaxMs, s.AvgMs = p50/n, p90/n, p99/n, p999/n, maxSum/n, avg/n
 	s.DurationSec = slowest.Seconds()
 	if s.DurationSec > 0 {
-		s.MBPerSec = float64(s.TotalBytes) / bytesPerMB / s.DurationSec
+		s.MBPerSec = float64(s.TotalBytes) / BytesPerMB / s.DurationSec
 		s.MsgsPerSec = float64(s.TotalMessages) / s.DurationSec
 	}
 	return s
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// pacerSlackMax is how far an actor may fall behind its rate before the
+// pacer forgets the debt, so a stall is not followed by a burst.
+const pacerSlackMax = time.Second
+
+// Pacer spaces an actor's requests to its share of an aggregate rate.
+type Pacer struct {
+	BytesPerSec float64 // 0: unlimited
+	next        time.Time
+}
+
+// Wait sleeps until the next request of bytes may go.
+func (pc *Pacer) Wait(bytes uint64) {
+	if pc.BytesPerSec <= 0 {
+		return
+	}
+	now := time.Now()
+	if pc.next.IsZero() || now.Sub(pc.next) > pacerSlackMax {
+		pc.next = now
+	}
+	if d := pc.next.Sub(now); d > 0 {
+		time.Sleep(d)
+	}
+	pc.next = pc.next.Add(time.Duration(float64(bytes) / pc.BytesPerSec * float64(time.Second)))
+}
