@@ -1,15 +1,10 @@
 package main
 
 import (
-	"crypto/tls"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
 
 	"github.com/iggygo/iggy/adapters/config"
-	"github.com/iggygo/iggy/adapters/selfsigned"
 	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/adapters/websocket"
 	"github.com/iggygo/iggy/wire"
@@ -25,7 +20,7 @@ func (l *wsListener) startWebSocket(cfg *config.Config, hub *transport.Hub, log 
 	if !w.Enabled {
 		return nil
 	}
-	tlsCfg, err := websocketTLS(w.TLS, log)
+	tlsCfg, err := listenerTLS("websocket", w.TLS, log)
 	if err != nil {
 		return err
 	}
@@ -51,26 +46,4 @@ func (l *wsListener) closeWebSocket() {
 	if l.ws != nil {
 		_ = l.ws.Close()
 	}
-}
-
-// websocketTLS follows [websocket.tls]: existing PEM files win; self_signed
-// makes an ephemeral certificate only while cert_file does not exist.
-func websocketTLS(t config.TLS, log *slog.Logger) (*tls.Config, error) {
-	if !t.Enabled {
-		return nil, nil
-	}
-	_, statErr := os.Stat(t.CertFile)
-	if t.SelfSigned && errors.Is(statErr, fs.ErrNotExist) {
-		cert, err := selfsigned.Certificate()
-		if err != nil {
-			return nil, fmt.Errorf("websocket tls: %w", err)
-		}
-		log.Info("websocket tls: generated an ephemeral self-signed certificate", "hosts", selfsigned.Hosts)
-		return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
-	}
-	cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
-	if err != nil {
-		return nil, fmt.Errorf("websocket tls: %w", err)
-	}
-	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }

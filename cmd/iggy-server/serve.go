@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -185,13 +184,9 @@ func (l *listeners) start(cfg *config.Config, hub *transport.Hub, log *slog.Logg
 	if !cfg.TCP.Enabled {
 		return nil
 	}
-	var tlsCfg *tls.Config
-	if cfg.TCP.TLS.Enabled {
-		cert, err := tls.LoadX509KeyPair(cfg.TCP.TLS.CertFile, cfg.TCP.TLS.KeyFile)
-		if err != nil {
-			return fmt.Errorf("tcp tls: %w", err)
-		}
-		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	tlsCfg, err := listenerTLS("tcp", cfg.TCP.TLS, log)
+	if err != nil {
+		return err
 	}
 	s, err := tcp.Listen(cfg.TCP.Address, tlsCfg, hub, uint32(cfg.MessageBus.MaxMessageSize), log)
 	if err != nil {

@@ -18,7 +18,8 @@ func (n *Node) metadataRequest(c *conn, h wire.RequestHeader, body []byte) {
 		n.evict(c, h, wire.EvictSessionTooLow)
 		return
 	case c.session > e.session:
-		return // dropped silently
+		n.done(c) // dropped silently (4.5); the connection takes its next request
+		return
 	case e.inflight:
 		n.reject(c, h, wire.TransientNotCommitted)
 		return

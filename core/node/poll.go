@@ -26,6 +26,9 @@ const resyncPartition = 0xFFFFFFFF
 // poll serves PollMessages (code 100), an NR read of committed messages.
 func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
 	q, code := wire.DecodePollMessagesRequest(body)
+	if code == wire.OK && !q.Partition.Given {
+		code = wire.InvalidCommand // MSG-2: every poll names its partition
+	}
 	if code != wire.OK {
 		n.deny(c, h, code)
 		return
@@ -39,7 +42,7 @@ func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
-	if pid == resyncPartition || (q.Consumer.Kind == wire.ConsumerKindGroup && !q.Partition.Given) {
+	if pid == resyncPartition {
 		n.raw(c, h, wire.PollPrefix{PartitionID: pid}.Bytes())
 		return
 	}
