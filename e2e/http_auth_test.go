@@ -68,7 +68,20 @@ func TestHTTPTokensSurviveRestart(t *testing.T) {
 	}
 	h.do(t, "POST", "/personal-access-tokens", id.AccessToken.Token, obj{"name": "restart"}).ok(t, http.StatusOK, "create PAT").json(t, &pat)
 
+	h.do(t, "POST", "/users", id.AccessToken.Token, obj{"username": "carol", "password": "carol-pass", "status": "active"}).
+		ok(t, http.StatusOK, "create carol")
+	carol := h.httpLogin(t, "carol", "carol-pass").AccessToken.Token
+	if me := h.getObj(t, "/users/me", carol); me["username"] != "carol" {
+		t.Fatalf("carol's token acts as %v", me)
+	}
+	h.do(t, "DELETE", "/users/carol", id.AccessToken.Token, nil).ok(t, http.StatusNoContent, "delete carol")
+	h.do(t, "POST", "/users", id.AccessToken.Token, obj{"username": "dave", "password": "dave-pass", "status": "active"}).
+		ok(t, http.StatusOK, "create dave")
+
 	h = h.restartHTTP(t)
+	// A session for a token names the user by username and id, so a deleted
+	// user's token never acts as whoever holds the id next.
+	h.do(t, "GET", "/users/me", carol, nil).fails(t, 401, 40, "", "token of a deleted user after restart")
 	var streams []obj
 	h.do(t, "GET", "/streams", id.AccessToken.Token, nil).ok(t, http.StatusOK, "token after restart").json(t, &streams)
 	if len(streams) != 1 || streams[0]["name"] != "kept" {
@@ -77,12 +90,12 @@ func TestHTTPTokensSurviveRestart(t *testing.T) {
 	h.do(t, "GET", "/streams", pat.Token, nil).ok(t, http.StatusOK, "PAT after restart")
 
 	now := time.Now()
-	legacy := jwt.MapClaims{"jti": "x", "sub": "0", "aud": "iggy.apache.org", "iss": "iggy.apache.org",
+	legacy := jwt.MapClaims{"jti": "x", "sub": "0", "aud": "iggy.apache.org", "iss": "iggy.apache.org", "usr": rootUsername,
 		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(time.Hour).Unix()}
 	old, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, legacy).SignedString([]byte(httpSecret))
 	h.do(t, "GET", "/streams", old, nil).fails(t, 401, 40, "", "token of an earlier format")
 	forged := jwt.MapClaims{"jti": "y", "sub": "0", "aud": "iggy.apache.org", "iss": "iggy.apache.org",
-		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(time.Hour).Unix(), "sid": "s", "kind": "access"}
+		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(time.Hour).Unix(), "sid": "s", "kind": "access", "usr": rootUsername}
 	other, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, forged).SignedString([]byte("some other secret entirely"))
 	h.do(t, "GET", "/streams", other, nil).fails(t, 401, 40, "", "token signed with another secret")
 }

@@ -77,7 +77,9 @@ func hashKey(prefix, secret string) string {
 
 // loginCaller serves a self-issued access token: its login's principal, or,
 // when the adapter no longer holds it (a restart, an eviction), a new one
-// whose session a TrustedRegister of the token's subject opens.
+// whose session a TrustedRegister of the token's username opens; the
+// session's user must then carry the token's id too, so a token never acts
+// as a user who was renamed or got a reused id.
 func (s *Server) loginCaller(c *tokenClaims, addr string) (caller, *apiError) {
 	now := s.now()
 	if c.Kind != tokenAccess || s.revoked.has(keySession+c.Session, now) {
@@ -85,7 +87,7 @@ func (s *Server) loginCaller(c *tokenClaims, addr string) (caller, *apiError) {
 	}
 	uid, _ := c.userID()
 	p, e := s.principal(keySession+c.Session, now, func() *principal {
-		return &principal{key: keySession + c.Session, kind: kindLogin, user: wire.NumericID(uid), userID: uid,
+		return &principal{key: keySession + c.Session, kind: kindLogin, user: wire.NamedID(c.Username), userID: uid,
 			expires: s.tokens.expiry(c.ExpiresAt)}
 	})
 	if e != nil {
@@ -97,6 +99,7 @@ func (s *Server) loginCaller(c *tokenClaims, addr string) (caller, *apiError) {
 		return caller{}, e
 	}
 	if p.userID != uid {
+		s.dropPrincipal(p)
 		return caller{}, fromCode(wire.Unauthenticated, "")
 	}
 	return caller{p: p, conn: conn}, nil

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/iggygo/iggy/wire"
 )
@@ -62,19 +63,24 @@ func (s *Server) openLogin(w http.ResponseWriter, r *http.Request, register func
 		conn.release()
 		return loginFailure(err)
 	}
+	user, e := s.tokenUser(conn)
+	if e != nil {
+		conn.release()
+		return e
+	}
 	sid, err := randomKey()
 	if err != nil {
 		conn.release()
 		return unavailable("Cannot draw a session id.")
 	}
-	info, e := s.issue(sid, conn.userID)
+	info, e := s.issue(sid, user)
 	if e != nil {
 		conn.release()
 		return e
 	}
 	key := keySession + sid
 	p, e := s.principal(key, s.now(), func() *principal {
-		return &principal{key: key, kind: kindLogin, user: wire.NumericID(conn.userID), userID: conn.userID,
+		return &principal{key: key, kind: kindLogin, user: wire.NamedID(user.name), userID: user.id,
 			conn: conn, expires: s.tokens.expiry(info.RefreshToken.Expiry)}
 	})
 	if e != nil {
@@ -89,17 +95,34 @@ func (s *Server) openLogin(w http.ResponseWriter, r *http.Request, register func
 	return nil
 }
 
+// tokenUser reads the session's own user (a self read needs no right), so
+// the tokens name the user by id and username.
+func (s *Server) tokenUser(conn *nodeConn) (tokenUser, *apiError) {
+	body := encode(func(w *wire.Writer) { w.Identifier(wire.NumericID(conn.userID)) })
+	start := time.Now()
+	payload, err := conn.call(wire.CmdGetUser, body, readPolicy)
+	s.metrics.observeCommand(wire.CmdGetUser.Name(), err == nil, time.Since(start))
+	if err != nil {
+		return tokenUser{}, callError(err, readTimeout)
+	}
+	d, code := wire.DecodeUserDetails(payload)
+	if len(payload) == 0 || code != wire.OK {
+		return tokenUser{}, badReply("GetUser")
+	}
+	return tokenUser{id: d.ID, name: d.Username}, nil
+}
+
 // issue mints an access and a refresh token of session sid.
-func (s *Server) issue(sid string, userID uint32) (identityInfo, *apiError) {
-	access, err := s.tokens.mint(tokenAccess, sid, userID)
+func (s *Server) issue(sid string, user tokenUser) (identityInfo, *apiError) {
+	access, err := s.tokens.mint(tokenAccess, sid, user)
 	if err != nil {
 		return identityInfo{}, unavailable("Cannot sign a token.")
 	}
-	refresh, err := s.tokens.mint(tokenRefresh, sid, userID)
+	refresh, err := s.tokens.mint(tokenRefresh, sid, user)
 	if err != nil {
 		return identityInfo{}, unavailable("Cannot sign a token.")
 	}
-	return identityInfo{UserID: userID, AccessToken: access, RefreshToken: refresh}, nil
+	return identityInfo{UserID: user.id, AccessToken: access, RefreshToken: refresh}, nil
 }
 
 // POST /users/refresh-token with {"token": ...}: a refresh token (used
@@ -132,7 +155,7 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request) *apiError {
 		return unavailable("Too many spent refresh tokens are remembered; retry later.")
 	}
 	uid, _ := c.userID()
-	info, e := s.issue(c.Session, uid)
+	info, e := s.issue(c.Session, tokenUser{id: uid, name: c.Username})
 	if e != nil {
 		return e
 	}

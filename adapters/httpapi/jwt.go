@@ -37,7 +37,8 @@ const (
 )
 
 // tokenClaims are the claims of a self-issued token: http.md 3.2 plus the
-// session (sid) all tokens of one login share and the token kind.
+// session (sid) all tokens of one login share, the token kind, and the
+// username, so a token can never act as another user who got a reused id.
 type tokenClaims struct {
 	ID        string `json:"jti"`
 	Subject   string `json:"sub"`
@@ -48,6 +49,7 @@ type tokenClaims struct {
 	ExpiresAt int64  `json:"exp"`
 	Session   string `json:"sid"`
 	Kind      string `json:"kind"`
+	Username  string `json:"usr"`
 }
 
 func (c *tokenClaims) GetExpirationTime() (*jwt.NumericDate, error) {
@@ -165,8 +167,14 @@ type mintedToken struct {
 	Expiry int64  `json:"expiry"` // the exp claim, Unix seconds
 }
 
+// tokenUser is who a token names: the user's id and username.
+type tokenUser struct {
+	id   uint32
+	name string
+}
+
 // mint signs a token of kind for user within session sid.
-func (t *tokenIssuer) mint(kind, sid string, userID uint32) (mintedToken, error) {
+func (t *tokenIssuer) mint(kind, sid string, user tokenUser) (mintedToken, error) {
 	now := t.now()
 	lifetime := t.lifetime
 	if kind == tokenRefresh {
@@ -176,9 +184,9 @@ func (t *tokenIssuer) mint(kind, sid string, userID uint32) (mintedToken, error)
 	if err != nil {
 		return mintedToken{}, err
 	}
-	c := &tokenClaims{ID: jti, Subject: strconv.FormatUint(uint64(userID), 10), Audience: t.audience,
+	c := &tokenClaims{ID: jti, Subject: strconv.FormatUint(uint64(user.id), 10), Audience: t.audience,
 		Issuer: t.issuer, IssuedAt: now.Unix(), NotBefore: now.Add(t.notBefore).Unix(),
-		ExpiresAt: now.Add(lifetime).Unix(), Session: sid, Kind: kind}
+		ExpiresAt: now.Add(lifetime).Unix(), Session: sid, Kind: kind, Username: user.name}
 	s, err := jwt.NewWithClaims(t.method, c).SignedString(t.encodingKey)
 	if err != nil {
 		return mintedToken{}, fmt.Errorf("sign a token: %w", err)
@@ -206,7 +214,8 @@ func (t *tokenIssuer) verify(token string) (*tokenClaims, error) {
 	if len(t.validIssuers) > 0 && !slices.Contains(t.validIssuers, c.Issuer) {
 		return nil, fmt.Errorf("%w: issuer %q", errNotOurs, c.Issuer)
 	}
-	if _, ok := c.userID(); !ok || c.Session == "" || c.ID == "" || (c.Kind != tokenAccess && c.Kind != tokenRefresh) {
+	if _, ok := c.userID(); !ok || c.Session == "" || c.ID == "" || c.Username == "" ||
+		(c.Kind != tokenAccess && c.Kind != tokenRefresh) {
 		return nil, fmt.Errorf("%w: missing or malformed claims", errNotOurs)
 	}
 	return c, nil

@@ -28,7 +28,7 @@ func TestTokensExpireAfterTheirLifetimePlusSkew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := iss.mint(tokenAccess, "sid1", 7)
+	tok, err := iss.mint(tokenAccess, "sid1", tokenUser{id: 7, name: "u7"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestTokensExpireAfterTheirLifetimePlusSkew(t *testing.T) {
 	if !iss.expiry(tok.Expiry).Before(clk.t) {
 		t.Fatal("expiry() must bound the last instant a token passes")
 	}
-	refresh, _ := iss.mint(tokenRefresh, "sid1", 7)
+	refresh, _ := iss.mint(tokenRefresh, "sid1", tokenUser{id: 7, name: "u7"})
 	if refresh.Expiry-clk.t.Unix() < int64(refreshLifetimeMin/time.Second)-10 {
 		t.Fatalf("refresh token lives %d s", refresh.Expiry-clk.t.Unix())
 	}
@@ -75,20 +75,22 @@ func TestTokensOfOtherFormatsAreRefused(t *testing.T) {
 	}
 	base := func() jwt.MapClaims {
 		return jwt.MapClaims{"jti": "x", "sub": "0", "aud": "iggy.apache.org", "iss": "iggy.apache.org",
-			"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(time.Hour).Unix(), "sid": "s", "kind": "access"}
+			"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(time.Hour).Unix(), "sid": "s", "kind": "access", "usr": "root"}
 	}
 	secret := []byte(cfg.EncodingSecret)
 	if _, err := iss.verify(sign(jwt.SigningMethodHS256, secret, base())); err != nil {
 		t.Fatalf("control token refused: %v", err)
 	}
-	legacy := base()
+	legacy, noName := base(), base()
 	delete(legacy, "sid")
 	delete(legacy, "kind")
+	delete(noName, "usr")
 	wrongIss, wrongAud, noExp, badSub := base(), base(), base(), base()
 	wrongIss["iss"], wrongAud["aud"], badSub["sub"] = "evil", "evil", "root"
 	delete(noExp, "exp")
 	for name, tok := range map[string]string{
 		"earlier format": sign(jwt.SigningMethodHS256, secret, legacy),
+		"no username":    sign(jwt.SigningMethodHS256, secret, noName),
 		"other secret":   sign(jwt.SigningMethodHS256, []byte("another secret of enough length!"), base()),
 		"other alg":      sign(jwt.SigningMethodHS512, secret, base()),
 		"issuer":         sign(jwt.SigningMethodHS256, secret, wrongIss),
@@ -130,7 +132,7 @@ func TestNeverExpiringTokens(t *testing.T) {
 	cfg.AccessTokenExpiry = config.Expiry{Kind: config.ExpiryNever}
 	now := time.Unix(1_800_000_000, 0)
 	iss, _ := newTokenIssuer(cfg, func() time.Time { return now })
-	tok, _ := iss.mint(tokenAccess, "s", 1)
+	tok, _ := iss.mint(tokenAccess, "s", tokenUser{id: 1, name: "u1"})
 	if tok.Expiry != now.Unix()+int64(neverExpireLifetime/time.Second) {
 		t.Fatalf("never-expire exp %d", tok.Expiry)
 	}
