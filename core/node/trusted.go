@@ -22,7 +22,7 @@ import (
 type TrustedRegister struct {
 	Conn   bus.ConnID
 	Client wire.U128       // the client id the adapter stamps on the session's requests
-	User   wire.Identifier // numeric id (a JWT subject) or username (a trusted issuer)
+	User   wire.Identifier // the user by username (what the adapter uses) or numeric id
 }
 
 func (n *Node) trustedRegister(m TrustedRegister) {
