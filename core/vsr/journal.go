@@ -147,7 +147,9 @@ func (j *Journal) Flush() {
 	}
 	if j.rotate {
 		j.rotate = false
-		j.startSegment()
+		if j.last() <= j.queuedOp { // an empty segment is already a fresh start
+			j.startSegment()
+		}
 	}
 }
 
@@ -291,7 +293,9 @@ func (j *Journal) WrittenOp() uint64 { return j.writtenOp }
 func (j *Journal) DurableOp() uint64 { return j.durableOp }
 
 // Idle reports whether nothing is queued or in flight.
-func (j *Journal) Idle() bool { return len(j.queued) == 0 && len(j.flushes) == 0 && len(j.barrier) == 0 }
+func (j *Journal) Idle() bool {
+	return len(j.queued) == 0 && len(j.flushes) == 0 && len(j.barrier) == 0
+}
 
 // Scan parses a journal file's bytes and returns its whole, valid prepares in
 // file order and the length of the valid prefix; bytes past it are a torn

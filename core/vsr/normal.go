@@ -85,7 +85,17 @@ func (r *Replica) fromPrimaryInView(m *Message) bool {
 		}
 		return false
 	}
-	if m.View < r.view || r.status != StatusNormal || r.IsPrimary() || m.From != r.Primary() {
+	if m.View < r.view || r.IsPrimary() || m.From != r.Primary() {
+		return false
+	}
+	if r.status == StatusViewChange {
+		// The primary of the view it votes for already runs it: the view
+		// change finished without this replica, which asks for the log.
+		r.marks.Hit("vsr.view_change.joined_late")
+		r.enterRecovering()
+		return false
+	}
+	if r.status != StatusNormal {
 		return false
 	}
 	r.primarySeen = r.now

@@ -187,15 +187,15 @@ func newReplica(cfg Config) *Replica {
 
 // Status, View, LogView, Commit and Op describe the replica: Op is the head
 // of its log, Commit the highest op it knows committed.
-func (r *Replica) Status() Status   { return r.status }
-func (r *Replica) View() uint32     { return r.view }
-func (r *Replica) LogView() uint32  { return r.sb.LogView }
-func (r *Replica) Commit() uint64   { return r.commit }
-func (r *Replica) Op() uint64       { return r.log.head() }
-func (r *Replica) ID() uint8        { return r.id }
-func (r *Replica) Untrusted() bool  { return r.untrusted }
-func (r *Replica) Primary() uint8   { return r.primaryOf(r.view) }
-func (r *Replica) IsPrimary() bool  { return r.primaryOf(r.view) == r.id }
+func (r *Replica) Status() Status           { return r.status }
+func (r *Replica) View() uint32             { return r.view }
+func (r *Replica) LogView() uint32          { return r.sb.LogView }
+func (r *Replica) Commit() uint64           { return r.commit }
+func (r *Replica) Op() uint64               { return r.log.head() }
+func (r *Replica) ID() uint8                { return r.id }
+func (r *Replica) Untrusted() bool          { return r.untrusted }
+func (r *Replica) Primary() uint8           { return r.primaryOf(r.view) }
+func (r *Replica) IsPrimary() bool          { return r.primaryOf(r.view) == r.id }
 func (r *Replica) primaryOf(v uint32) uint8 { return uint8(v % uint32(r.count)) }
 
 // viewDurable reports whether the current view is in the superblock, so the
