@@ -3,28 +3,38 @@ package main
 import (
 	"github.com/iggygo/iggy/adapters/crypto"
 	"github.com/iggygo/iggy/adapters/disk"
+	"github.com/iggygo/iggy/adapters/snapshot"
+	"github.com/iggygo/iggy/io/compute"
 	"github.com/iggygo/iggy/io/storage"
+	"github.com/iggygo/iggy/wire"
 )
 
-// passwords is the node's Crypto in production: argon2id and BLAKE3.
-type passwords struct{}
+// tokens is the node's Crypto in production: random tokens, BLAKE3 hashes.
+type tokens struct{}
 
-func (passwords) HashPassword(p string) string {
-	h, err := crypto.HashPassword(p)
-	if err != nil {
-		// Only a broken random source fails here; no user input can.
-		panic("argon2id hash: " + err.Error())
+func (tokens) NewToken() string              { return crypto.NewToken() }
+func (tokens) HashToken(token string) string { return crypto.HashToken(token) }
+
+// runJob does the node's compute jobs on a worker: argon2id hashes and
+// checks, and diagnostic archives.
+func runJob(r compute.Request, src snapshot.Sources) compute.Result {
+	switch r.Kind {
+	case compute.KindHashPassword:
+		h, err := crypto.HashPassword(r.Password)
+		if err != nil {
+			// Only a broken random source fails here; no user input can.
+			panic("argon2id hash: " + err.Error())
+		}
+		return compute.Result{ID: r.ID, Data: []byte(h)}
+	case compute.KindVerifyPassword:
+		if ok, _ := crypto.VerifyPassword(r.Hash, r.Password); ok {
+			return compute.Result{ID: r.ID}
+		}
+		return compute.Result{ID: r.ID, Code: uint32(wire.InvalidCredentials)}
+	default:
+		return snapshot.Build(r, src)
 	}
-	return h
 }
-
-func (passwords) VerifyPassword(hash, p string) bool {
-	ok, _ := crypto.VerifyPassword(hash, p)
-	return ok
-}
-
-func (passwords) NewToken() string              { return crypto.NewToken() }
-func (passwords) HashToken(token string) string { return crypto.HashToken(token) }
 
 // diskAdapter runs the node's requests on the real disk. The disk's queue
 // bound (diskRequestsQueuedMax) is far above what the node's own bounds let

@@ -27,7 +27,8 @@ import (
 // serverVersion is this build's version string, reported at login and in stats.
 const serverVersion = "0.10.0-go"
 
-// jobWorkers run the node's compute jobs (diagnostic archives) off the loop.
+// jobWorkers run the node's compute jobs (argon2id, diagnostic archives) off
+// the loop, one per core of the target machine.
 const jobWorkers = 2
 
 // diskRequestsQueuedMax bounds the disk requests in flight; the node's own
@@ -64,15 +65,14 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err != nil {
 		return err
 	}
-	n := node.New(ncfg, passwords{})
+	n := node.New(ncfg, tokens{})
 	n.Boot()
 	hub := transport.NewHub()
 	listeners := &listeners{}
 	defer listeners.close(hub)
 	var listenErr error
-	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result {
-		return snapshot.Build(r, snapshotSources(cfg))
-	})
+	sources := snapshotSources(cfg)
+	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources) })
 	defer jobs.Close()
 	loop := server.NewLoop(n, diskAdapter{d}, jobs, hub, log, func() {
 		listenErr = listeners.start(cfg, hub, log)

@@ -3,6 +3,7 @@ package node
 import (
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/io/compute"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -25,7 +26,16 @@ func (n *Node) register(c *conn, h wire.RequestHeader, body []byte) {
 		n.evict(c, h, wire.EvictIncompatibleProtocol)
 		return
 	}
-	userID, reason := n.authenticate(creds)
+	n.authenticate(creds, func(userID uint32, reason wire.EvictionReason) {
+		if _, open := n.conns[c.id]; open {
+			n.login(c, h, userID, reason)
+		}
+	})
+}
+
+// login binds c as userID once authentication is done: the session it has,
+// or a new one committed through the log.
+func (n *Node) login(c *conn, h wire.RequestHeader, userID uint32, reason wire.EvictionReason) {
 	if reason != 0 {
 		n.evict(c, h, reason)
 		return
@@ -50,38 +60,48 @@ func (n *Node) register(c *conn, h wire.RequestHeader, body []byte) {
 	n.waiting[op] = waiter{conn: c, header: h}
 }
 
-// authenticate tries the password shape, then the token shape; it returns
-// the user or the eviction reason.
-func (n *Node) authenticate(creds []byte) (uint32, wire.EvictionReason) {
-	passwordFailed := false
-	if l, code := wire.DecodeLoginPassword(creds); code == wire.OK {
-		u, ok := n.meta.User(wire.NamedID(l.Username))
-		hash := dummyHash
-		if ok {
-			hash = u.PasswordHash
-		}
-		// An unknown user still costs one hash check, so timing tells nothing.
-		valid := n.crypto.VerifyPassword(hash, l.Password)
-		if ok && valid && l.LengthsValid() && u.Status == metadata.UserActive {
-			return u.ID, 0
-		}
-		passwordFailed = true
+// authenticate tries the password shape, then the token shape, and calls
+// done with the user or the eviction reason. The password check is a job
+// handed out (argon2id is too slow for the loop); the token check is cheap.
+func (n *Node) authenticate(creds []byte, done func(uint32, wire.EvictionReason)) {
+	l, code := wire.DecodeLoginPassword(creds)
+	if code != wire.OK {
+		done(n.tokenLogin(creds, wire.EvictMalformedLogin))
+		return
 	}
-	if t, code := wire.DecodeLoginToken(creds); code == wire.OK && !passwordFailed {
-		pat, ok := n.meta.TokenByHash(n.crypto.HashToken(t.Token))
-		if !ok || pat.Expired(n.now.NowMicros) {
-			return 0, wire.EvictInvalidToken
-		}
-		u, ok := n.meta.User(wire.NumericID(pat.UserID))
-		if !ok || u.Status != metadata.UserActive {
-			return 0, wire.EvictUserInactive
-		}
-		return u.ID, 0
+	u, known := n.meta.User(wire.NamedID(l.Username))
+	hash := dummyHash
+	if known {
+		hash = u.PasswordHash
 	}
-	if passwordFailed {
-		return 0, wire.EvictInvalidCredentials
+	// An unknown user still costs one hash check, so timing tells nothing.
+	job := compute.Request{Kind: compute.KindVerifyPassword, Password: l.Password, Hash: hash}
+	if !n.startJob(job, func(res compute.Result) {
+		if known && res.Code == 0 && l.LengthsValid() && u.Status == metadata.UserActive {
+			done(u.ID, 0)
+			return
+		}
+		done(0, wire.EvictInvalidCredentials)
+	}) {
+		done(0, wire.EvictSessionError)
 	}
-	return 0, wire.EvictMalformedLogin
+}
+
+// tokenLogin checks the token shape; fail is the reason when it does not decode.
+func (n *Node) tokenLogin(creds []byte, fail wire.EvictionReason) (uint32, wire.EvictionReason) {
+	t, code := wire.DecodeLoginToken(creds)
+	if code != wire.OK {
+		return 0, fail
+	}
+	pat, ok := n.meta.TokenByHash(n.crypto.HashToken(t.Token))
+	if !ok || pat.Expired(n.now.NowMicros) {
+		return 0, wire.EvictInvalidToken
+	}
+	u, ok := n.meta.User(wire.NumericID(pat.UserID))
+	if !ok || u.Status != metadata.UserActive {
+		return 0, wire.EvictUserInactive
+	}
+	return u.ID, 0
 }
 
 // dummyHash is checked against when the user does not exist.

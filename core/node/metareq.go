@@ -27,22 +27,42 @@ func (n *Node) metadataRequest(c *conn, h wire.RequestHeader, body []byte) {
 		n.resend(c, h, e)
 		return
 	}
-	cmd, token, code := n.buildCommand(c, h.Operation, body)
-	if code != wire.OK {
+	switch h.Operation {
+	case wire.OpCreateUser:
+		n.buildCreateUser(c, h, body)
+	case wire.OpChangePassword:
+		n.buildChangePassword(c, h, body)
+	default:
+		cmd, token, code := n.buildCommand(c, h.Operation, body)
+		n.proposeCommand(c, h, cmd, token, code)
+	}
+}
+
+// proposeCommand proposes a built command, or answers why it cannot be. A
+// command built by a job comes here later, so the session is checked again.
+func (n *Node) proposeCommand(c *conn, h wire.RequestHeader, cmd metadata.Command, token string, code wire.Code) {
+	if _, open := n.conns[c.id]; !open {
+		return
+	}
+	e, ok := n.clients[c.client]
+	switch {
+	case code != wire.OK:
 		n.deny(c, h, code)
-		return
-	}
-	if n.replica.Full() {
+	case !ok || !c.bound:
+		n.evict(c, h, wire.EvictNoSession)
+	case e.inflight:
+		n.reject(c, h, wire.TransientNotCommitted)
+	case n.replica.Full():
 		n.reject(c, h, wire.TransientNotAccepted)
-		return
+	default:
+		e.inflight = true
+		op := n.propose(vsr.Prepare{
+			Kind: vsr.KindCommand, Timestamp: n.now.NowMicros,
+			ClientLo: c.client.Lo, ClientHi: c.client.Hi, Request: h.Request,
+			UserID: c.userID, Operation: uint8(h.Operation), Body: metadata.Encode(cmd),
+		})
+		n.waiting[op] = waiter{conn: c, header: h, token: token}
 	}
-	e.inflight = true
-	op := n.propose(vsr.Prepare{
-		Kind: vsr.KindCommand, Timestamp: n.now.NowMicros,
-		ClientLo: c.client.Lo, ClientHi: c.client.Hi, Request: h.Request,
-		UserID: c.userID, Operation: uint8(h.Operation), Body: metadata.Encode(cmd),
-	})
-	n.waiting[op] = waiter{conn: c, header: h, token: token}
 }
 
 // resend answers a request id at or below the watermark: its receipt again,

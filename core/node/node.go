@@ -28,12 +28,11 @@ type Ready struct {
 	Fatal string
 }
 
-// Crypto is the CPU-heavy, secret-handling work the node needs: hashing and
-// checking passwords, minting tokens. Production uses argon2id and BLAKE3; the
-// simulator a cheap deterministic stand-in.
+// Crypto is the cheap secret handling the node does itself: minting personal
+// access tokens and hashing them (BLAKE3 in production). Passwords are hashed
+// and checked by jobs (compute.KindHashPassword, KindVerifyPassword), off the
+// loop, because argon2id is slow by design.
 type Crypto interface {
-	HashPassword(password string) string
-	VerifyPassword(hash, password string) bool
 	NewToken() string
 	HashToken(token string) string
 }

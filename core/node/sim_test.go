@@ -13,6 +13,7 @@ import (
 	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/clock"
+	"github.com/iggygo/iggy/io/compute"
 	"github.com/iggygo/iggy/io/storage"
 	simdisk "github.com/iggygo/iggy/sim/disk"
 	"github.com/iggygo/iggy/wire"
@@ -38,16 +39,28 @@ const (
 // simCrypto is the cheap deterministic stand-in for argon2id and BLAKE3.
 type simCrypto struct{ rng *rand.Rand }
 
-func (c simCrypto) HashPassword(p string) string       { return "h:" + p }
-func (c simCrypto) VerifyPassword(hash, p string) bool { return hash == "h:"+p }
-func (c simCrypto) HashToken(token string) string      { return "t:" + token }
+func (c simCrypto) HashToken(token string) string { return "t:" + token }
+
+// runJob answers the node's password jobs as cheaply: hash = "h:"+password.
+func runJob(r compute.Request) compute.Result {
+	switch r.Kind {
+	case compute.KindHashPassword:
+		return compute.Result{ID: r.ID, Data: []byte("h:" + r.Password)}
+	case compute.KindVerifyPassword:
+		if r.Hash == "h:"+r.Password {
+			return compute.Result{ID: r.ID}
+		}
+		return compute.Result{ID: r.ID, Code: uint32(wire.InvalidCredentials)}
+	}
+	return compute.Result{ID: r.ID, Code: uint32(wire.FeatureUnavailable)}
+}
 func (c simCrypto) NewToken() string {
 	return fmt.Sprintf("%016x%016x", c.rng.Uint64(), c.rng.Uint64())
 }
 
 // rootCredentials are the root user of a fresh start, hashed as simCrypto does.
 func rootCredentials(user, password string) *node.RootCredentials {
-	return &node.RootCredentials{Username: user, PasswordHash: simCrypto{}.HashPassword(password)}
+	return &node.RootCredentials{Username: user, PasswordHash: "h:" + password}
 }
 
 // world is one node on one sim disk, with named clients, driven one
@@ -66,6 +79,7 @@ type world struct {
 	// stepped is set when the node was stepped outside the disk loop (a
 	// connection closed), so its output must be taken once more.
 	stepped bool
+	jobs    []compute.Request // handed out by the node, answered by runJobs
 
 	cmd     int             // the script command being run, counted from 1
 	current *simClient      // the client it names, if any
@@ -132,6 +146,10 @@ func (w *world) settle() {
 	w.t.Helper()
 	for range settleRoundsMax {
 		w.takeReady()
+		if w.node != nil && len(w.jobs) > 0 {
+			w.runJobs()
+			continue
+		}
 		if w.node == nil || (w.disk.Pending() == 0 && !w.stepped) {
 			w.noReplies()
 			return
@@ -141,6 +159,15 @@ func (w *world) settle() {
 		}
 	}
 	w.t.Fatalf("no quiet state after %d rounds: %v", settleRoundsMax, w.disk)
+}
+
+// runJobs answers the jobs the node handed out, in order, as results.
+func (w *world) runJobs() {
+	jobs := w.jobs
+	w.jobs = nil
+	for _, j := range jobs {
+		w.node.Step(runJob(j))
+	}
 }
 
 // stepDisk hands the node up to n completions, in the disk's order.
@@ -167,6 +194,7 @@ func (w *world) takeReady() {
 		w.traceRequest(req)
 	}
 	w.disk.Submit(r.Disk...)
+	w.jobs = append(w.jobs, r.Compute...)
 	for _, line := range r.Logs {
 		w.printf("log: %s", line)
 	}

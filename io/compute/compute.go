@@ -10,6 +10,10 @@ const (
 	// KindSnapshotArchive builds the diagnostic ZIP of GetSnapshotFile (11)
 	// from host facts the core cannot see (processes, logs, configuration).
 	KindSnapshotArchive Kind = iota + 1
+	// KindHashPassword hashes Password (argon2id in production); Data is the hash.
+	KindHashPassword
+	// KindVerifyPassword checks Password against Hash; Code 0 means it matches.
+	KindVerifyPassword
 )
 
 // Request is one job; the core allocates ids and never reuses one in a run.
@@ -20,6 +24,10 @@ type Request struct {
 	// protocol-framing.md 7.6, already validated.
 	Compression uint8
 	Types       []uint8
+	// KindHashPassword, KindVerifyPassword. The plaintext never enters the
+	// log; a trace recorder must drop it.
+	Password string
+	Hash     string
 }
 
 // Result answers the request with the same ID.
