@@ -74,6 +74,16 @@ func TestHTTPStreamsTopicsAndUpdates(t *testing.T) {
 	}
 	h.do(t, "POST", "/streams/orders2/topics", tok, `{"name":"t2","partitions_count":1,"message_expiry":5}`).
 		fails(t, 400, 3, "message_expiry", "top-level option at create")
+	h.do(t, "POST", "/streams/orders2/topics", tok, obj{"name": "events", "partitions_count": 1}).
+		fails(t, 400, 2013, "name", "duplicate topic")
+	h.do(t, "POST", "/streams/nope/topics", tok, obj{"name": "t", "partitions_count": 1}).
+		fails(t, 404, 1009, "stream_id", "topic in a missing stream")
+	var topics []obj
+	h.do(t, "GET", "/streams/orders2/topics", tok, nil).ok(t, http.StatusOK, "list topics").json(t, &topics)
+	if len(topics) != 1 || topics[0]["name"] != "events" {
+		t.Fatalf("topics %v", topics)
+	}
+	h.do(t, "GET", "/streams/orders2/topics/nope", tok, nil).fails(t, 404, 404, "", "missing topic")
 
 	path := "/streams/orders2/topics/events"
 	h.do(t, "PUT", path, tok, obj{"message_expiry": "1 day", "max_topic_size": 2147483648}).ok(t, http.StatusNoContent, "update topic")
@@ -270,12 +280,25 @@ func TestHTTPUsersTokensAndSystem(t *testing.T) {
 	if len(users) != 2 {
 		t.Fatalf("users %v", users)
 	}
+	if u := h.getObj(t, "/users/alice", tok); u["status"] != "active" || u["id"] != alice["id"] {
+		t.Fatalf("user by name %v", u)
+	}
 
 	aliceTok := h.httpLogin(t, "alice", "alice-pass").AccessToken.Token
 	if me := h.getObj(t, "/users/me", aliceTok); me["username"] != "alice" {
 		t.Fatalf("me %v", me)
 	}
 	h.do(t, "GET", "/users", aliceTok, nil).fails(t, 403, 41, "", "list users without read_users")
+	h.getObj(t, "/stats", aliceTok)
+	h.do(t, "POST", "/users", tok, obj{"username": "nobody", "password": "nobody-pass", "status": "active"}).
+		ok(t, http.StatusOK, "create a user without permissions")
+	nobody := h.httpLogin(t, "nobody", "nobody-pass").AccessToken.Token
+	h.do(t, "GET", "/stats", nobody, nil).fails(t, 403, 41, "", "stats without read_servers")
+	h.do(t, "GET", "/clients", nobody, nil).fails(t, 403, 41, "", "clients without read_servers")
+	h.do(t, "POST", "/streams", nobody, obj{"name": "x"}).fails(t, 403, 41, "", "create stream without manage_streams")
+	h.do(t, "PUT", "/users/alice", nobody, obj{"username": "mallory"}).fails(t, 403, 41, "", "update a user without manage_users")
+	h.do(t, "GET", "/cluster/metadata", "", nil).fails(t, 401, 77, "", "cluster metadata without a bearer")
+	h.do(t, "GET", "/options/topic", "", nil).fails(t, 401, 77, "", "options without a bearer")
 	h.do(t, "POST", "/snapshot", aliceTok, obj{"compression": "Deflated", "snapshot_types": []string{"All"}}).
 		fails(t, 403, 41, "", "snapshot with read_servers only")
 	r := h.do(t, "POST", "/snapshot", tok, obj{"compression": "Deflated", "snapshot_types": []string{"Test"}}).ok(t, http.StatusOK, "snapshot")
