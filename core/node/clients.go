@@ -2,6 +2,7 @@ package node
 
 import (
 	"encoding/binary"
+	"sort"
 
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
@@ -88,6 +89,33 @@ func (n *Node) applyLogout(p *vsr.Prepare) {
 	n.meta.Apply(metadata.Ctx{Op: p.Op, NowMicros: p.Timestamp}, &metadata.RemoveMember{Client: metadataClientID(id)})
 	for _, c := range n.sortedConns() {
 		if c.bound && c.client == id {
+			c.bound = false
+		}
+	}
+}
+
+// endSessionsOf retires every session of a deleted or deactivated user, as
+// part of the op that did it, so it happens alike on every replica (SESS-14):
+// the entries go, their group memberships go, and the connections bound to
+// them get eviction 1 at their next request.
+func (n *Node) endSessionsOf(userID uint32) {
+	var ids []wire.U128
+	for id, e := range n.clients {
+		if e.userID == userID {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		return ids[i].Hi < ids[j].Hi || (ids[i].Hi == ids[j].Hi && ids[i].Lo < ids[j].Lo)
+	})
+	members := make([]metadata.ClientID, len(ids))
+	for i, id := range ids {
+		delete(n.clients, id)
+		members[i] = metadataClientID(id)
+	}
+	n.meta.RemoveMembers(members)
+	for _, c := range n.sortedConns() {
+		if c.bound && c.userID == userID {
 			c.bound = false
 		}
 	}

@@ -93,6 +93,10 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 			if log, ok := n.partitions[partKey{e.Stream, e.Topic, e.Partition}]; ok && !replaying {
 				log.Purge()
 			}
+		case metadata.UserDeleted:
+			n.endSessionsOf(e.User)
+		case metadata.UserDeactivated:
+			n.endSessionsOf(e.User)
 		case metadata.PartitionTruncated:
 			if log, ok := n.partitions[partKey{e.Stream, e.Topic, e.Partition}]; ok && !replaying {
 				log.DeleteThrough(e.Watermark)
