@@ -43,8 +43,7 @@ func defaultOptions() options {
 const (
 	superblockA  = "superblock.a"
 	superblockB  = "superblock.b"
-	snapshotPath = "snapshot.bin"
-	snapshotTemp = "snapshot.tmp"
+	snapshotTemp = "snapshot/next.tmp"
 	journalDir   = "journal"
 	packetsMax   = 1 << 16
 )
@@ -140,7 +139,8 @@ func (n *hnode) propose(count int) (first, last uint64, ok bool) {
 			first = op
 		}
 		last, ok = op, true
-		n.waiting = append(n.waiting, op)
+		p, _ := n.r.log.get(op)
+		n.waiting = append(n.waiting, proposal{op: op, checksum: p.Checksum})
 	}
 	n.drain()
 	return first, last, ok
@@ -174,10 +174,28 @@ func (c *cluster) checkViews() {
 		}
 		n.viewSeen, n.logViewSeen = n.r.View(), n.r.LogView()
 		if n.r.IsPrimary() && n.r.installed() {
+			if !n.leading || n.leadView != n.r.View() {
+				c.checkHoldsCommitted(n) // a new primary holds every committed op
+				n.leading, n.leadView = true, n.r.View()
+			}
 			if other, ok := primaries[n.r.View()]; ok {
 				c.fatalf("r%d and r%d are both primary of view %d", other, n.id, n.r.View())
 			}
 			primaries[n.r.View()] = n.id
+		}
+	}
+}
+
+// checkHoldsCommitted: the log of a view, when its primary takes office,
+// holds every op any replica committed, as committed.
+func (c *cluster) checkHoldsCommitted(n *hnode) {
+	r := n.r
+	if r.Op() < uint64(len(c.committed)) {
+		c.fatalf("r%d leads view %d with log head %d, but op %d was committed", n.id, r.View(), r.Op(), len(c.committed))
+	}
+	for op := r.log.base + 1; op <= uint64(len(c.committed)); op++ {
+		if p, _ := r.log.get(op); p.Checksum != c.committed[op-1] {
+			c.fatalf("r%d leads view %d with op %d as %x, committed as %x", n.id, r.View(), op, p.Checksum, c.committed[op-1])
 		}
 	}
 }

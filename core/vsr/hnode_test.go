@@ -34,9 +34,14 @@ type hnode struct {
 	installing *Install // waiting for the checkpoint writer
 	serving    *ckptWrite
 
-	waiting                         []uint64
+	waiting                         []proposal
+	leading                         bool // primary of leadView, checked when it took office
+	leadView                        uint32
 	viewSeen, logViewSeen, viewSync uint32
 }
+
+// proposal is an op proposed here, awaiting its acknowledgement.
+type proposal struct{ op, checksum uint64 }
 
 type ownerKind uint8
 
@@ -88,7 +93,7 @@ func (n *hnode) boot(created bool) {
 	}
 	n.sb = sb
 	if sb.CheckpointOp > 0 {
-		img, _ := n.disk.File(snapshotPath)
+		img, _ := n.disk.File(snapshotPath(sb.CheckpointOp))
 		if xxh3.Hash(img.Volatile) != sb.SnapshotChecksum {
 			c.fatalf("r%d: snapshot does not match the superblock", n.id)
 		}
@@ -180,19 +185,15 @@ func (n *hnode) checkAcks() {
 		return
 	}
 	kept := n.waiting[:0]
-	for _, op := range n.waiting {
-		if !n.r.Acknowledged(op, Persisted) {
-			kept = append(kept, op)
+	for _, w := range n.waiting {
+		if !n.r.Acknowledged(w.op, Persisted) {
+			kept = append(kept, w)
 			continue
 		}
-		if !n.r.Acknowledged(op, Replicated) || !n.r.Acknowledged(op, NoAck) {
-			n.c.fatalf("r%d: op %d persisted but not replicated", n.id, op)
+		if !n.r.Acknowledged(w.op, Replicated) || !n.r.Acknowledged(w.op, NoAck) {
+			n.c.fatalf("r%d: op %d persisted but not replicated", n.id, w.op)
 		}
-		p, ok := n.r.log.get(op)
-		if !ok {
-			n.c.fatalf("r%d: acknowledged op %d not in the log", n.id, op)
-		}
-		n.c.acked[op] = p.Checksum
+		n.c.acked[w.op] = w.checksum
 	}
 	n.waiting = kept
 }
@@ -219,7 +220,7 @@ func (n *hnode) complete(comp storage.Completion) {
 		if comp.Result != storage.ResultOK {
 			n.c.fatalf("r%d: checkpoint request failed: %s", n.id, comp.Err)
 		}
-		if comp.ID == n.ckpt.rename {
+		if n.ckpt != nil && comp.ID == n.ckpt.rename {
 			n.readyCkpt, n.ckpt = n.ckpt, nil
 			n.writeSuperblock()
 		}
@@ -245,7 +246,7 @@ func (n *hnode) writeImage(w *ckptWrite) {
 	n.submit(ownCheckpoint, storage.Request{Op: storage.OpTruncate, File: snapshotTemp})
 	n.submit(ownCheckpoint, storage.Request{Op: storage.OpWrite, File: snapshotTemp, Data: [][]byte{w.image}})
 	n.submit(ownCheckpoint, storage.Request{Op: storage.OpSync, File: snapshotTemp})
-	w.rename = n.submit(ownCheckpoint, storage.Request{Op: storage.OpRename, File: snapshotTemp, Target: snapshotPath})
+	w.rename = n.submit(ownCheckpoint, storage.Request{Op: storage.OpRename, File: snapshotTemp, Target: snapshotPath(w.cp.Op)})
 }
 
 // startInstall installs a state transfer image once no checkpoint of ours
@@ -300,6 +301,9 @@ func (n *hnode) superblockDurable() {
 		n.r.SuperblockWritten(*w.vs)
 	}
 	if w.ckpt != nil {
+		if old := n.serving; old != nil && old.cp.Op != w.ckpt.cp.Op {
+			n.submit(ownCheckpoint, storage.Request{Op: storage.OpDelete, File: snapshotPath(old.cp.Op)})
+		}
 		n.serving = w.ckpt
 		if w.ckpt.install {
 			n.r.Installed(w.ckpt.cp)
@@ -326,6 +330,10 @@ func (n *hnode) Chunk(cp Checkpoint, offset uint64, sizeMax int) ([]byte, bool) 
 	end := min(offset+uint64(sizeMax), cp.Size)
 	return n.serving.image[offset:end], true
 }
+
+// snapshotPath names the image of the checkpoint at op: a new image never
+// replaces the one the durable superblock names.
+func snapshotPath(op uint64) string { return fmt.Sprintf("snapshot/%020d.bin", op) }
 
 // crash is a power loss: unsynced writes are lost, or with torn half of
 // them survive, the last cut mid-write; kill is the death of the process

@@ -286,6 +286,10 @@ func (j *Journal) Release(checkpointOp uint64) {
 	}
 }
 
+// Settled reports whether every truncation and delete has completed, so no
+// file holds ops the journal dropped.
+func (j *Journal) Settled() bool { return len(j.barrier) == 0 }
+
 // WrittenOp is the highest op whose write completed (page cache).
 func (j *Journal) WrittenOp() uint64 { return j.writtenOp }
 

@@ -44,7 +44,7 @@ func RecoverJournal(disk Disk, dir string, segs []RecoveredSegment, checkpointOp
 			anchored = true
 		}
 		offset := uint64(0)
-		broken := valid < len(s.Data)
+		broken := false
 		for _, p := range ps {
 			size := uint64(PrepareHeaderSize + len(p.Body))
 			switch {
@@ -64,8 +64,8 @@ func RecoverJournal(disk Disk, dir string, segs []RecoveredSegment, checkpointOp
 			}
 			offset += size
 		}
-		if broken && end >= 0 {
-			break
+		if (broken || valid < len(s.Data)) && end >= 0 {
+			break // a torn or foreign tail ends the run
 		}
 	}
 	if !anchored || end < 0 {

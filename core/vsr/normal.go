@@ -51,13 +51,18 @@ func (r *Replica) onPrepare(m *Message) {
 		r.marks.Hit("vsr.message.corrupt")
 		return
 	}
-	if r.sync.active && r.sync.purpose == syncInstall {
-		return // the view's log is being installed; this op is fetched after
+	if r.sync.active && r.sync.purpose == syncInstall || r.transfer.emitted {
+		return // the log is being replaced; this op is fetched after
 	}
+	head := r.log.head()
 	switch {
-	case p.Op == r.log.head()+1 && r.log.has(p.Op-1, m.Parent):
+	case p.Op == head+1 && r.log.has(head, m.Parent) && (!r.sync.active || r.sync.cursor == head):
 		r.appendLocal(p, raw)
-	case p.Op > r.log.head():
+		if r.sync.active { // a catch-up: the prepare continues what it verified
+			r.sync.cursor = p.Op
+			r.syncAdvance()
+		}
+	case p.Op > head:
 		r.catchUp(p.Op, p.Checksum)
 	}
 	r.learnCommit(m.Commit)

@@ -263,10 +263,11 @@ func (r *Replica) Complete(c storage.Completion) bool {
 }
 
 // TakeCommitted returns the ops that became committed since the last call,
-// in op order.
+// in op order. Between an Install and its Installed it returns nothing: the
+// image replaces what the caller applied.
 func (r *Replica) TakeCommitted() []Prepare {
 	r.observe()
-	if r.commit <= r.applied {
+	if r.commit <= r.applied || r.transfer.emitted {
 		return nil
 	}
 	out := r.log.copyRange(r.applied+1, r.commit)
@@ -298,6 +299,7 @@ func (r *Replica) Checkpointed(op uint64) {
 // superblock, install a state transfer image.
 func (r *Replica) TakeReady() Ready {
 	r.observe()
+	r.finishAdopt()
 	r.sendAck()
 	var rd Ready
 	if want := r.wantState(); r.sbWrite == nil && want != r.sb {

@@ -137,8 +137,19 @@ func (r *Replica) syncDiverged() {
 		s.cursor = max(r.commit, r.log.base)
 		return
 	}
+	r.abortSync()
+}
+
+// abortSync gives up a repair whose source contradicts itself (a stale or
+// corrupt message). A backup installing a view asks for it again; a new
+// primary waits for its view change to time out.
+func (r *Replica) abortSync() {
 	r.marks.Hit("vsr.repair.inconsistent")
-	*s = syncState{}
+	purpose := r.sync.purpose
+	r.sync = syncState{}
+	if purpose == syncInstall {
+		r.enterRecovering()
+	}
 }
 
 // requestRepair asks the source for the next range, unless a request is
@@ -221,8 +232,7 @@ func (r *Replica) onRepairPrepare(m *Message) {
 func (r *Replica) syncComplete() {
 	s := &r.sync
 	if !r.log.has(s.head, s.headChecksum) {
-		r.marks.Hit("vsr.repair.inconsistent")
-		*s = syncState{}
+		r.abortSync()
 		return
 	}
 	if s.purpose == syncCatchUp {
@@ -237,9 +247,10 @@ func (r *Replica) syncComplete() {
 }
 
 // readyToAdopt reports whether an install or election holds the view's log
-// durably, so the log view may be raised: the superblock then names it.
+// durably, and no file still holds ops of an older view after it, so the
+// log view may be raised: the superblock then names it.
 func (s *syncState) readyToAdopt(r *Replica) (uint64, bool) {
 	ok := s.active && s.complete && s.purpose != syncCatchUp &&
-		r.log.head() == s.head && r.journal.DurableOp() >= s.head
+		r.log.head() == s.head && r.journal.DurableOp() >= s.head && r.journal.Settled()
 	return s.head, ok
 }

@@ -120,19 +120,28 @@ func (r *Replica) onStateChunk(m *Message) {
 func (r *Replica) Installed(cp Checkpoint) {
 	t := &r.transfer
 	assert.That(t.emitted && t.cp == cp, "installed %+v, transferring %+v", cp, t.cp)
-	if head := r.log.head(); head > cp.Op || r.claimOp > cp.Op {
-		// The log held ops past the checkpoint that are gone now: until a
-		// new log view is adopted, the log falls short of its promise.
-		r.untrusted, r.claimOp = true, max(r.claimOp, head)
+	// Ops past the checkpoint that the log held are gone now: until a new
+	// log view is adopted, the log falls short of what its log view promised.
+	claim := r.log.head()
+	if r.untrusted {
+		claim = max(claim, r.claimOp)
+	}
+	r.untrusted, r.claimOp = claim > cp.Op, 0
+	if r.untrusted {
+		r.claimOp = claim
 	}
 	r.journal.Reset(cp.Op)
 	r.log.reset(cp.Op, cp.Checksum)
 	r.commit, r.applied, r.ckptOp = cp.Op, cp.Op, cp.Op
 	*t = transferState{}
 	r.marks.Hit("vsr.state_transfer.installed")
-	if r.sync.active {
-		r.sync.cursor = cp.Op
-		r.sync.requested = false
+	if s := &r.sync; s.active {
+		s.cursor, s.requested = cp.Op, false
+		if cp.Op >= s.head {
+			// The image is newer than the head sought: it holds that
+			// head, committed, and becomes the head.
+			s.head, s.headChecksum, s.suffix = cp.Op, cp.Checksum, nil
+		}
 		r.syncAdvance()
 	}
 }

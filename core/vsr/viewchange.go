@@ -67,8 +67,18 @@ func (r *Replica) kick() {
 // afterDurable continues once the superblock caught up: a finished install
 // or election becomes the view's log, and pending votes go out.
 func (r *Replica) afterDurable() {
+	r.finishAdopt()
+	r.resendAt = r.now
+	r.kick()
+	r.syncAdvance()
+}
+
+// finishAdopt ends an install or election whose log the superblock names
+// (a restarted replica may find it named already).
+func (r *Replica) finishAdopt() {
 	s := &r.sync
-	if s.active && s.complete && s.purpose != syncCatchUp && r.sb.LogView == r.view && r.sb.LogHeadOp == s.head {
+	head, ready := s.readyToAdopt(r)
+	if ready && r.sb.LogView == r.view && r.sb.LogHeadOp == head && r.sb.LogHeadChecksum == r.log.headChecksum() {
 		purpose, commit := s.purpose, s.commit
 		*s = syncState{}
 		r.untrusted, r.claimOp = false, 0
@@ -81,9 +91,6 @@ func (r *Replica) afterDurable() {
 			r.ackDue = true
 		}
 	}
-	r.resendAt = r.now
-	r.kick()
-	r.syncAdvance()
 }
 
 // onStartViewChange counts a vote to leave the view; a vote for a newer
@@ -254,6 +261,12 @@ func (r *Replica) onStartView(m *Message) {
 	following := r.installed() || r.sync.active && r.sync.purpose == syncInstall
 	if m.View == r.view && r.status == StatusNormal && following {
 		r.primarySeen = r.now
+		return
+	}
+	if m.Op < r.commit {
+		// The primary's log only grows in its view and holds every
+		// committed op: this is an old start_view, delayed.
+		r.marks.Hit("vsr.start_view.stale")
 		return
 	}
 	if !validSuffix(m) || r.transfer.emitted {
