@@ -44,6 +44,12 @@ func (n *Node) login(c *conn, h wire.RequestHeader, userID uint32, reason wire.E
 		n.registered(c, h, c.userID, c.session)
 		return
 	}
+	n.proposeRegister(c, h, userID)
+}
+
+// proposeRegister commits the binding of h.Client to userID (4.3 step 6),
+// unless another user holds that client id or the log is full.
+func (n *Node) proposeRegister(c *conn, h wire.RequestHeader, userID uint32) {
 	if e, ok := n.clients[h.Client]; ok && e.userID != userID {
 		n.evict(c, h, wire.EvictSessionError)
 		return

@@ -73,16 +73,8 @@ func (n *Node) getOffset(c *conn, h wire.RequestHeader, body []byte) {
 // storeOffset serves StoreConsumerOffset (161), answered once written.
 func (n *Node) storeOffset(c *conn, h wire.RequestHeader, body []byte) {
 	q, code := wire.DecodeStoreConsumerOffsetRequest(body)
-	if code == wire.OK && !q.Partition.Given {
-		code = wire.InvalidIdentifier
-	}
-	if code != wire.OK {
-		n.deny(c, h, code)
-		return
-	}
-	k, kind, consumer, code := n.offsetTarget(c, q.ConsumerOffsetRef, metadata.ActionPollMessages)
-	if code != wire.OK {
-		n.deny(c, h, code)
+	k, kind, consumer, ok := n.offsetWrite(c, h, q.ConsumerOffsetRef, code)
+	if !ok {
 		return
 	}
 	log := n.partitions[k]
@@ -96,19 +88,31 @@ func (n *Node) storeOffset(c *conn, h wire.RequestHeader, body []byte) {
 	n.awaitOffsetWrite(c, h, k, token, policy)
 }
 
+// offsetWrite resolves the target of an offset write whose body decoded
+// with code; the partition must be named (6 otherwise). On failure it has
+// answered.
+func (n *Node) offsetWrite(c *conn, h wire.RequestHeader, ref wire.ConsumerOffsetRef, code wire.Code) (partKey, partition.OffsetKind, uint32, bool) {
+	if code == wire.OK && !ref.Partition.Given {
+		code = wire.InvalidIdentifier
+	}
+	var k partKey
+	var kind partition.OffsetKind
+	var consumer uint32
+	if code == wire.OK {
+		k, kind, consumer, code = n.offsetTarget(c, ref, metadata.ActionPollMessages)
+	}
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return partKey{}, 0, 0, false
+	}
+	return k, kind, consumer, true
+}
+
 // deleteOffset serves DeleteConsumerOffset (162).
 func (n *Node) deleteOffset(c *conn, h wire.RequestHeader, body []byte) {
 	q, code := wire.DecodeDeleteConsumerOffsetRequest(body)
-	if code == wire.OK && !q.Partition.Given {
-		code = wire.InvalidIdentifier
-	}
-	if code != wire.OK {
-		n.deny(c, h, code)
-		return
-	}
-	k, kind, consumer, code := n.offsetTarget(c, q.ConsumerOffsetRef, metadata.ActionPollMessages)
-	if code != wire.OK {
-		n.deny(c, h, code)
+	k, kind, consumer, ok := n.offsetWrite(c, h, q.ConsumerOffsetRef, code)
+	if !ok {
 		return
 	}
 	token, ok := n.partitions[k].DeleteOffset(kind, consumer)

@@ -2,7 +2,6 @@ package node
 
 import (
 	"github.com/iggygo/iggy/core/metadata"
-	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
 )
@@ -46,19 +45,5 @@ func (n *Node) trustedRegister(m TrustedRegister) {
 		n.evict(c, h, wire.EvictUserInactive)
 		return
 	}
-	// From here on exactly the tail of register (login.go).
-	if e, ok := n.clients[h.Client]; ok && e.userID != u.ID {
-		n.evict(c, h, wire.EvictSessionError)
-		return
-	}
-	if n.replica.Full() {
-		n.reject(c, h, wire.TransientNotAccepted)
-		return
-	}
-	op := n.propose(vsr.Prepare{
-		Kind: vsr.KindRegister, Timestamp: n.now.NowMicros,
-		ClientLo: h.Client.Lo, ClientHi: h.Client.Hi, UserID: u.ID,
-		Operation: uint8(wire.OpRegister), Body: registerBody(u.ID),
-	})
-	n.waiting[op] = waiter{conn: c, header: h}
+	n.proposeRegister(c, h, u.ID)
 }
