@@ -108,11 +108,16 @@ func (r *Replica) fromPrimaryInView(m *Message) bool {
 }
 
 // learnCommit commits up to the primary's commit point, within what the
-// log holds of the view's log.
+// log holds of the view's log (during a repair, what it verified).
 func (r *Replica) learnCommit(c uint64) {
-	if r.installed() {
-		r.commit = max(r.commit, min(c, r.log.head()))
+	if !r.installed() {
+		return
 	}
+	limit := r.log.head()
+	if r.sync.active {
+		limit = min(limit, r.sync.cursor)
+	}
+	r.commit = max(r.commit, min(c, limit))
 }
 
 // onPrepareOk records a backup's cumulative acknowledgement: it holds this

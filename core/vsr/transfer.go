@@ -45,7 +45,9 @@ func (r *Replica) beginTransfer(source uint8, cp Checkpoint) {
 		return
 	}
 	r.marks.Hit("vsr.state_transfer.started")
-	r.transfer = transferState{active: true, source: source, cp: cp, image: make([]byte, 0, cp.Size)}
+	// The image grows chunk by chunk: a peer's claimed size is not trusted
+	// with an allocation.
+	r.transfer = transferState{active: true, source: source, cp: cp, image: make([]byte, 0, min(cp.Size, uint64(r.chunkSize)))}
 	r.requestChunk()
 }
 
