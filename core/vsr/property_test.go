@@ -84,5 +84,13 @@ func randomHistory(t *testing.T, seed uint64) {
 		}
 		c.tick()
 	}
+	for _, n := range c.nodes {
+		if n.r != nil { // what a stuck replica waits for
+			j := n.journal
+			tr := n.r.transfer
+			t.Logf("r%d sync %+v transfer active=%v emitted=%v %+v journal durable=%d written=%d queued=%d settled=%v",
+				n.id, n.r.sync, tr.active, tr.emitted, tr.cp, j.DurableOp(), j.WrittenOp(), j.queuedOp, j.Settled())
+		}
+	}
 	c.fatalf("seed %d did not converge (%d replicas)", seed, o.replicas)
 }
