@@ -56,13 +56,16 @@ PIDS=()
 # stop_pid PID: SIGTERM, then SIGKILL after STOP_TIMEOUT_S; only PIDs we started.
 stop_pid() {
 	local pid=$1 i
-	kill -TERM "$pid" 2>/dev/null || return 0
-	for ((i = 0; i < STOP_TIMEOUT_S * 10; i++)); do
-		kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
-		sleep 0.1
-	done
-	echo "pid $pid ignored SIGTERM; killing it" >&2
-	kill -KILL "$pid" 2>/dev/null || true
+	if kill -TERM "$pid" 2>/dev/null; then
+		for ((i = 0; i < STOP_TIMEOUT_S * 10; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$pid" 2>/dev/null; then
+			echo "pid $pid ignored SIGTERM; killing it" >&2
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
+	fi
 	wait "$pid" 2>/dev/null || true
 }
 
@@ -100,6 +103,7 @@ IGGY_PID=
 start_iggy() {
 	local row=$1 data=$RUN/$1.iggy-data
 	rm -rf "$data"
+	rm -f "$RUN/$row.iggy.log" # so the wait below never reads an earlier run's log
 	env -i PATH="$PATH" HOME="${HOME:-/root}" \
 		IGGY_SYSTEM_PATH="$data" IGGY_TCP_ADDRESS=$IGGY_ADDR IGGY_HTTP_ENABLED=false \
 		IGGY_QUIC_ENABLED=false IGGY_WEBSOCKET_ENABLED=false IGGY_SYSTEM_IO_BACKEND="$IO_BACKEND" \
@@ -115,6 +119,7 @@ NATS_PID=
 start_nats() {
 	local row=$1 sync=$2 store=$RUN/$1.nats-store conf=$RUN/$1.nats.conf
 	rm -rf "$store"
+	rm -f "$RUN/$row.nats.log"
 	{
 		echo "listen: $NATS_ADDR"
 		echo "jetstream {"
@@ -167,7 +172,7 @@ row() {
 	if [[ ${ours[0]} == pinned-consumer ]]; then
 		# Warm pass: writes the data and reads it once; then the profile starts over.
 		"$BIN/iggy-bench" "${ours[@]}" --addr $IGGY_ADDR --message-size 1000 --messages-per-batch 1000 \
-			--duration 2s >/dev/null 2>"$RUN/$name.warm.err"
+			--duration 2s >/dev/null 2>"$RUN/$name.warm.err" || echo "warm pass failed ($name)" >&2
 		kill -USR1 "$IGGY_PID"
 	fi
 	iggy "$name" "${ours[@]}"
@@ -176,7 +181,7 @@ row() {
 	start_nats "$name" "$sync"
 	if [[ ${theirs[0]} == pinned-consumer ]]; then
 		"$BIN/natsbench" "${theirs[@]}" --url "nats://$NATS_ADDR" --message-size 1000 --messages-per-batch 1000 \
-			--duration 2s >/dev/null 2>"$RUN/$name.warm.err"
+			--duration 2s >/dev/null 2>"$RUN/$name.warm.err" || echo "warm pass failed ($name)" >&2
 	fi
 	nats "$name" "${theirs[@]}"
 	stop_all

@@ -122,15 +122,11 @@ func benchmark(p *params, out io.Writer) error {
 		}
 	}()
 	for i := range workers {
-		var err error
-		if p.Workload == "pinned-producer" {
-			workers[i], err = newProducer(p, i)
-		} else {
-			workers[i], err = newConsumer(p, i)
-		}
+		w, err := newWorker(p, i)
 		if err != nil {
 			return fmt.Errorf("actor %d: %w", i, err)
 		}
+		workers[i] = w
 	}
 	actors := make([]*stats.Actor, p.Actors)
 	errs := make([]error, p.Actors)
@@ -151,6 +147,23 @@ func benchmark(p *params, out io.Writer) error {
 	fmt.Fprintf(out, "%d actors: %.2f MB/s %.0f msg/s; latency ms p50 %.3f p99 %.3f p999 %.3f\n",
 		r.Actors, r.MBPerSec, r.MsgsPerSec, r.P50Ms, r.P99Ms, r.P999Ms)
 	return nil
+}
+
+// newWorker connects actor i. A failed one is a nil interface, not an
+// interface holding a nil pointer, so the cleanup can tell.
+func newWorker(p *params, i int) (worker, error) {
+	if p.Workload == "pinned-producer" {
+		pr, err := newProducer(p, i)
+		if err != nil {
+			return nil, err
+		}
+		return pr, nil
+	}
+	cs, err := newConsumer(p, i)
+	if err != nil {
+		return nil, err
+	}
+	return cs, nil
 }
 
 // drive runs one actor for the duration, one batch at a time.
