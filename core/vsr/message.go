@@ -15,7 +15,7 @@ const (
 	CmdRequestPrepares      Command = 18 // repairing replica -> source: a range of ops
 	CmdRepairPrepare        Command = 19 // source -> repairing replica: prepares of the range
 	CmdRangeEvicted         Command = 21 // source -> repairing replica: range no longer held
-	CmdRequestStateTransfer Command = 22 // lagging replica -> source: which checkpoint?
+	CmdRequestStateTransfer Command = 22 // repairing replica -> source: which checkpoint?
 	CmdStateTransferTarget  Command = 23 // source -> lagging replica: this checkpoint
 	CmdRequestStateChunk    Command = 24 // lagging replica -> source: image bytes at offset
 	CmdStateChunk           Command = 25 // source -> lagging replica: image bytes
@@ -42,7 +42,7 @@ func (c Command) String() string {
 // struct serves every command; the fields a command uses:
 //
 //	command                  View  Op              Checksum          Commit  other
-//	prepare                  yes   op of Prepares  parent's checksum yes     Prepares: the one prepare
+//	prepare                  yes   op of Prepares  of that prepare   yes     Parent, Prepares: the one prepare
 //	prepare_ok               yes   op written      of that op        yes     Durable: op synced
 //	commit                   yes   head            of head           yes
 //	start_view_change        yes
@@ -51,9 +51,9 @@ func (c Command) String() string {
 //	request_start_view       yes                                     yes
 //	request_prepares         yes   first wanted                              Last: last wanted
 //	repair_prepare           yes   first in reply                            Parent, Prepares (consecutive)
-//	range_evicted            yes   first wanted                              Checkpoint: the source's newest
+//	range_evicted            yes   first wanted
 //	request_state_transfer   yes
-//	state_transfer_target    yes                                             Checkpoint
+//	state_transfer_target    yes                                             Checkpoint: the source's newest
 //	request_state_chunk      yes                                             Checkpoint, Offset
 //	state_chunk              yes                                             Checkpoint, Offset, Data
 //

@@ -179,8 +179,7 @@ func (r *Replica) onRequestPrepares(m *Message) {
 		return
 	}
 	if m.Op <= r.log.base {
-		cp, _ := r.images.Latest()
-		r.send(Message{Command: CmdRangeEvicted, To: m.From, View: r.view, Op: m.Op, Checkpoint: cp})
+		r.send(Message{Command: CmdRangeEvicted, To: m.From, View: r.view, Op: m.Op})
 		return
 	}
 	if m.Op > r.log.head() {

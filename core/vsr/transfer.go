@@ -24,18 +24,15 @@ type transferState struct {
 }
 
 // onRangeEvicted: the source no longer holds the ops the repair needs, so
-// the replica fetches the source's checkpoint instead (VSR-22).
+// the replica asks for the source's checkpoint instead (VSR-22). A lost
+// answer costs a repair retry, which asks again.
 func (r *Replica) onRangeEvicted(m *Message) {
 	s := &r.sync
 	if !s.active || m.From != s.source || m.View != r.view || m.Op != s.cursor+1 || r.transfer.active {
 		return
 	}
-	s.requested = false
 	r.marks.Hit("vsr.repair.range_evicted")
-	if m.Checkpoint.Op <= s.cursor {
-		return // nothing newer to fetch yet; the repair retries
-	}
-	r.beginTransfer(m.From, m.Checkpoint)
+	r.send(Message{Command: CmdRequestStateTransfer, To: m.From, View: r.view})
 }
 
 func (r *Replica) beginTransfer(source uint8, cp Checkpoint) {
@@ -64,13 +61,20 @@ func (r *Replica) onRequestStateTransfer(m *Message) {
 	}
 }
 
-// onStateTransferTarget restarts a transfer on the source's newer checkpoint.
+// onStateTransferTarget starts fetching the checkpoint a repair source
+// offers, when it reaches past what the repair verified, or restarts a
+// transfer on the source's newer checkpoint.
 func (r *Replica) onStateTransferTarget(m *Message) {
-	t := &r.transfer
-	if !t.active || t.emitted || m.From != t.source || m.Checkpoint == t.cp {
-		return
+	t, s := &r.transfer, &r.sync
+	switch {
+	case t.emitted:
+	case t.active:
+		if m.From == t.source && m.Checkpoint != t.cp {
+			r.beginTransfer(m.From, m.Checkpoint)
+		}
+	case s.active && m.From == s.source && m.View == r.view && m.Checkpoint.Op > s.cursor:
+		r.beginTransfer(m.From, m.Checkpoint)
 	}
-	r.beginTransfer(m.From, m.Checkpoint)
 }
 
 // onRequestStateChunk serves image bytes; a checkpoint no longer held is
