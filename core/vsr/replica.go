@@ -185,14 +185,15 @@ func newReplica(cfg Config) *Replica {
 	return r
 }
 
-// Status, View, LogView, Commit and Op describe the replica: Op is the head
-// of its log, Commit the highest op it knows committed.
+// Status, View, LogView (durable), Commit (the highest op known committed),
+// Op (the head of the log), Untrusted (the log falls short of what its log
+// view promised), Primary and IsPrimary (of the current view) describe the
+// replica.
 func (r *Replica) Status() Status           { return r.status }
 func (r *Replica) View() uint32             { return r.view }
 func (r *Replica) LogView() uint32          { return r.sb.LogView }
 func (r *Replica) Commit() uint64           { return r.commit }
 func (r *Replica) Op() uint64               { return r.log.head() }
-func (r *Replica) ID() uint8                { return r.id }
 func (r *Replica) Untrusted() bool          { return r.untrusted }
 func (r *Replica) Primary() uint8           { return r.primaryOf(r.view) }
 func (r *Replica) IsPrimary() bool          { return r.primaryOf(r.view) == r.id }
