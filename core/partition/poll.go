@@ -153,7 +153,7 @@ func (l *Log) readFrom(p *pendingPoll, off uint64) {
 // is left of the reply budget, but at least minLen (a record larger than
 // that).
 func (l *Log) submitRead(p *pendingPoll, minLen uint64) {
-	avail := p.seg.committedBytes - p.position
+	avail := l.wantedEnd(p) - p.position
 	assert.That(avail > 0, "partition: read at the committed end of segment %d", p.seg.start)
 	want := l.cfg.ReadBytesMax
 	if p.col.count > 0 {
@@ -164,6 +164,23 @@ func (l *Log) submitRead(p *pendingPoll, minLen uint64) {
 		Op: storage.OpRead, File: l.segmentPath(p.seg.start, extLog), Offset: p.position, Len: n,
 	}, reqPollRead, p.id)
 	l.polls[id] = p
+}
+
+// wantedEnd is where the records a poll still wants end in its segment: at
+// the first committed index entry at or past the last wanted offset + 1, so
+// a poll of 1,000 messages reads about their bytes, not ReadBytesMax; else
+// the segment's committed end. A poll by timestamp does not know its last
+// offset yet.
+func (l *Log) wantedEnd(p *pendingPoll) uint64 {
+	if p.byTimestamp || p.col.remaining == 0 {
+		return p.seg.committedBytes
+	}
+	end := p.col.start + uint64(p.col.remaining)
+	entries := p.seg.index[:p.seg.indexCommitted]
+	if i := lastAtOrBefore(entries, end-1) + 1; i < len(entries) && entries[i].position > p.position {
+		return entries[i].position
+	}
+	return p.seg.committedBytes
 }
 
 // onPollRead walks the records read, checks each one (validate_checksum),
