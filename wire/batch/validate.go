@@ -16,28 +16,50 @@ import (
 //
 // offset_delta must equal the index because the log derives each message's
 // offset as base_offset + offset_delta; both SDKs write 0, 1, 2, ...
+//
+// It walks the frames once: layout, message checksums and the batch
+// checksum input together, since admission runs on every send. A layout
+// fault anywhere wins over a checksum mismatch, as if checked first.
 func Validate(rec []byte) (Header, wire.Code) {
-	h, code := validateLayout(rec)
+	h, code := validateHeader(rec)
 	if code != wire.OK {
 		return Header{}, code
 	}
+	var sum summer
+	sum.write(rec[:offChecksum])
+	sum.write(rec[offCount : offCount+4])
+	le := binary.LittleEndian
 	frames := rec[HeaderBytes:]
-	for pos := 0; pos < len(frames); {
-		size := frameBytes(frames[pos:])
-		frame := frames[pos : pos+size]
-		if messageChecksum(frame) != binary.LittleEndian.Uint64(frame[frameOffChecksum:]) {
-			return Header{}, wire.InvalidMessageChecksum
+	badChecksum := false
+	var n uint32
+	for pos := 0; pos < len(frames); n++ {
+		rest := frames[pos:]
+		if n == h.Count || len(rest) < FrameHeaderBytes || le.Uint64(rest[frameOffReserved:]) != 0 ||
+			le.Uint32(rest[frameOffOffsetDelta:]) != n {
+			return Header{}, wire.InvalidCommand
 		}
-		pos += size
+		size := uint64(FrameHeaderBytes) + uint64(le.Uint32(rest[frameOffHeadersLength:])) + uint64(le.Uint32(rest[frameOffPayloadLength:]))
+		if size > uint64(len(rest)) {
+			return Header{}, wire.InvalidCommand
+		}
+		frame := rest[:size]
+		badChecksum = badChecksum || messageChecksum(frame) != le.Uint64(frame[frameOffChecksum:])
+		sum.write(frame[frameOffChecksum : frameOffChecksum+8])
+		pos += int(size)
 	}
-	if batchChecksum(rec, frames) != h.Checksum {
+	switch {
+	case n != h.Count:
+		return Header{}, wire.InvalidCommand
+	case badChecksum:
+		return Header{}, wire.InvalidMessageChecksum
+	case sum.sum() != h.Checksum:
 		return Header{}, wire.InvalidBatchChecksum
 	}
 	return h, wire.OK
 }
 
-// validateLayout checks everything but the checksums.
-func validateLayout(rec []byte) (Header, wire.Code) {
+// validateHeader checks the record's header and its bounds.
+func validateHeader(rec []byte) (Header, wire.Code) {
 	if len(rec) < HeaderBytes || len(rec) > RecordBytesMax {
 		return Header{}, wire.InvalidCommand
 	}
@@ -47,21 +69,6 @@ func validateLayout(rec []byte) (Header, wire.Code) {
 	}
 	// Every frame is at least FrameHeaderBytes, which bounds the walk.
 	if uint64(h.Count) > uint64(len(rec)-HeaderBytes)/FrameHeaderBytes {
-		return Header{}, wire.InvalidCommand
-	}
-	it := FramesOf(rec)
-	var n uint32
-	for {
-		f, ok := it.Next()
-		if !ok {
-			break
-		}
-		if f.OffsetDelta != n || n == h.Count {
-			return Header{}, wire.InvalidCommand
-		}
-		n++
-	}
-	if it.Err() != wire.OK || n != h.Count {
 		return Header{}, wire.InvalidCommand
 	}
 	return h, wire.OK
