@@ -29,6 +29,8 @@ type Config struct {
 	TokenCleanerIntervalTicks uint64
 	// PartitionsMax caps the partitions of all topics; 0 = no cap.
 	PartitionsMax uint32
+	// SkipReadChecksums: system.partition.validate_checksum = false.
+	SkipReadChecksums bool
 	// Root is set on a fresh start only: the credentials of op 1.
 	Root *RootCredentials
 }

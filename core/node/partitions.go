@@ -25,10 +25,11 @@ func partitionDir(k partKey) string {
 func (n *Node) openPartition(k partKey) *partition.Log {
 	cfg := partition.Config{
 		StreamID: k.stream, TopicID: k.topic, PartitionID: k.partition,
-		Dir:              partitionDir(k),
-		SegmentSizeBytes: n.cfg.SegmentSizeBytes,
-		CacheBytesMax:    max(n.cfg.PartitionCacheBytes, partitionCacheBytesMin),
-		ReadBytesMax:     partitionReadBytesMax,
+		Dir:               partitionDir(k),
+		SegmentSizeBytes:  n.cfg.SegmentSizeBytes,
+		CacheBytesMax:     max(n.cfg.PartitionCacheBytes, partitionCacheBytesMin),
+		ReadBytesMax:      partitionReadBytesMax,
+		SkipReadChecksums: n.cfg.SkipReadChecksums,
 	}
 	if _, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic)); code == wire.OK {
 		cfg.SegmentSizeBytes = topicOptions(t).SegmentSizeBytes

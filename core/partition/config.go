@@ -58,6 +58,9 @@ type Config struct {
 	CacheBytesMax uint64
 	// ReadBytesMax bounds one disk read of a poll, and so one poll's reply.
 	ReadBytesMax uint64
+	// SkipReadChecksums turns off re-hashing records read from disk
+	// (system.partition.validate_checksum = false); layouts are still checked.
+	SkipReadChecksums bool
 }
 
 func (c *Config) assertValid() {
