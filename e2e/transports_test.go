@@ -23,6 +23,9 @@ const (
 	transportMessages    = transportBatches * transportBatchSize
 	transportStoredAt    = 500
 	transportUnknownCode = wire.Command(7777)
+	// transportTooManyPartitions is the scenario's bad input on every
+	// transport: a topic with one partition more than a create may name.
+	transportTooManyPartitions = wire.PartitionsPerRequestMax + 1
 )
 
 // transportCase is one client transport of the server under test.
@@ -35,14 +38,13 @@ type transportCase struct {
 // scenarioResult is everything the scenario observes that must not depend
 // on the transport (ids of streams and users do, as the runs share a server).
 type scenarioResult struct {
-	partitions    uint32
-	baseOffsets   []uint64
-	polled        []polledMessage
-	offset        wire.ConsumerOffsetInfo
-	deniedCreate  wire.Code
-	deniedStats   wire.Code
-	unknownStatus wire.Code
-	unknownBody   int
+	partitions   uint32
+	baseOffsets  []uint64
+	polled       []polledMessage
+	offset       wire.ConsumerOffsetInfo
+	deniedCreate wire.Code
+	deniedStats  wire.Code
+	badInput     wire.Code
 }
 
 type polledMessage struct {
@@ -53,35 +55,53 @@ type polledMessage struct {
 	Partition uint32
 }
 
-// The same scenario over TCP, WebSocket and QUIC against one server gives
-// identical results: login, stream and topic, 1,000 messages with headers
-// sent and polled back, a stored offset, a permission denial (41) and an
-// unknown command (status 3); each connection is its own session, tagged
-// with its transport. The server then stops cleanly with clients connected.
-// covers TRAN-1, TRAN-2, TRAN-3, TRAN-5
+// The same scenario over TCP, WebSocket, QUIC and HTTP against one server
+// gives identical results: login, stream and topic, 1,000 messages with
+// headers sent and polled back, a stored offset, a permission denial (41)
+// and a bad input (a topic with too many partitions, 2015); the binary
+// transports also refuse an unknown command (status 3, no body). Each
+// binary connection is its own session, tagged with its transport. The
+// server then stops cleanly with clients connected.
+// covers TRAN-1, TRAN-2, TRAN-3, TRAN-4, TRAN-5
 func TestSameScenarioOverEveryTransport(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true, env: map[string]string{
-		"IGGY_WEBSOCKET_ENABLED": "true",
-		"IGGY_WEBSOCKET_ADDRESS": "127.0.0.1:0",
-		"IGGY_QUIC_ENABLED":      "true",
-		"IGGY_QUIC_ADDRESS":      "127.0.0.1:0",
+		"IGGY_WEBSOCKET_ENABLED":        "true",
+		"IGGY_WEBSOCKET_ADDRESS":        "127.0.0.1:0",
+		"IGGY_QUIC_ENABLED":             "true",
+		"IGGY_QUIC_ADDRESS":             "127.0.0.1:0",
+		"IGGY_HTTP_ENABLED":             "true",
+		"IGGY_HTTP_ADDRESS":             "127.0.0.1:0",
+		"IGGY_HTTP_JWT_ENCODING_SECRET": httpSecret,
 	}})
+	h := attachHTTP(t, s, false)
 	cases := []transportCase{
 		{client.TransportTCP, s.addr, bus.TransportTCP},
 		{client.TransportWebSocket, listeningAddr(t, s, "websocket listening on "), bus.TransportWebSocket},
 		{client.TransportQUIC, listeningAddr(t, s, "quic listening on "), bus.TransportQUIC},
+		{transportHTTP, h.base, bus.TransportHTTP},
 	}
 	results := make([]scenarioResult, len(cases))
 	for i, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { results[i] = runTransportScenario(t, tc) })
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.transport == bus.TransportHTTP {
+				results[i] = runHTTPScenario(t, h)
+				return
+			}
+			results[i] = runTransportScenario(t, tc)
+		})
 	}
 	for i := 1; i < len(cases); i++ {
 		if !reflect.DeepEqual(results[0], results[i]) {
-			t.Errorf("%s and %s differ:\n%+v\n%+v", cases[0].name, cases[i].name, summary(results[0]), summary(results[i]))
+			t.Errorf("%s and %s differ:\n%+v\n%+v%s", cases[0].name, cases[i].name, summary(results[0]), summary(results[i]),
+				polledDiff(results[0].polled, results[i].polled))
 		}
 	}
-	// Every run wrote to the one node: a TCP client sees all three streams.
+	if r := results[0]; r.deniedCreate != wire.Unauthorized || r.deniedStats != wire.Unauthorized ||
+		r.badInput != wire.TooManyPartitions || r.offset.StoredOffset != transportStoredAt {
+		t.Errorf("%s: unexpected refusals or stored offset: %s", cases[0].name, summary(r))
+	}
+	// Every run wrote to the one node: a TCP client sees all four streams.
 	streams, err := s.root().GetStreams()
 	if err != nil || len(streams) != len(cases) {
 		t.Fatalf("streams after the runs: %+v %v", streams, err)
@@ -142,8 +162,7 @@ func runTransportScenario(t *testing.T, tc transportCase) scenarioResult {
 	sent := sendTransportMessages(t, root, stream, topic, &res)
 	got := pollAll(t, root, stream, topic, 0)
 	elapsed := time.Since(start)
-	t.Logf("%s: sent %d messages in %d batches and polled them back in %v (%.0f messages/s)",
-		tc.name, transportMessages, transportBatches, elapsed, float64(transportMessages)/elapsed.Seconds())
+	logTransportRate(t, tc.name, elapsed)
 	if len(got) != len(sent) {
 		t.Fatalf("polled %d messages, want %d", len(got), len(sent))
 	}
@@ -162,15 +181,24 @@ func runTransportScenario(t *testing.T, tc transportCase) scenarioResult {
 	}
 
 	res.deniedCreate, res.deniedStats = deniedCodes(t, tc, root)
+	_, err = root.CreateTopic(stream, "too-many", transportTooManyPartitions, nil)
+	res.badInput = codeOf(t, err)
+	// HTTP has no command codes, so this refusal is checked, not compared.
 	h, body, err := root.Do(wire.OpNonReplicated, transportUnknownCode, nil)
-	if err != nil {
-		t.Fatalf("unknown command: %v", err)
+	if err != nil || h.Status != wire.InvalidCommand || len(body) != 0 {
+		t.Fatalf("unknown command: status %d, %d body bytes, err %v; want status 3 and no body", h.Status, len(body), err)
 	}
-	res.unknownStatus, res.unknownBody = h.Status, len(body)
 	if err := root.Ping(); err != nil {
 		t.Fatalf("session unusable after the refusals: %v", err)
 	}
 	return res
+}
+
+// logTransportRate logs the workload's messages per second on one transport.
+func logTransportRate(t *testing.T, name string, elapsed time.Duration) {
+	t.Helper()
+	t.Logf("%s: sent %d messages in %d batches and polled them back in %v (%.0f messages/s)",
+		name, transportMessages, transportBatches, elapsed, float64(transportMessages)/elapsed.Seconds())
 }
 
 // sendTransportMessages sends the workload and records the base offsets.
@@ -179,19 +207,7 @@ func sendTransportMessages(t *testing.T, c *client.Client, stream, topic wire.Id
 	part0 := wire.Partitioning{Kind: wire.PartitioningPartitionID, PartitionID: 0}
 	var sent []sentMessage
 	for b := range transportBatches {
-		msgs := make([]client.Message, transportBatchSize)
-		for i := range msgs {
-			n := uint64(b*transportBatchSize + i)
-			msgs[i] = client.Message{
-				ID:      messageID(0xC1, n),
-				Payload: bytes.Repeat(fmt.Appendf(nil, "message %d;", n), 1+int(n%7)),
-				Headers: map[string]client.HeaderValue{
-					"seq":   {Kind: wire.KindUint64, Value: binary.LittleEndian.AppendUint64(nil, n)},
-					"batch": {Kind: wire.KindString, Value: fmt.Appendf(nil, "batch-%d", b)},
-				},
-				OriginTimestamp: 1_700_000_000_000_000 + n,
-			}
-		}
+		msgs := transportBatch(b)
 		base, err := c.SendMessages(stream, topic, part0, msgs)
 		if err != nil {
 			t.Fatalf("send batch %d: %v", b, err)
@@ -202,6 +218,24 @@ func sendTransportMessages(t *testing.T, c *client.Client, stream, topic wire.Id
 		}
 	}
 	return sent
+}
+
+// transportBatch is batch b of the workload, the same on every transport.
+func transportBatch(b int) []client.Message {
+	msgs := make([]client.Message, transportBatchSize)
+	for i := range msgs {
+		n := uint64(b*transportBatchSize + i)
+		msgs[i] = client.Message{
+			ID:      messageID(0xC1, n),
+			Payload: bytes.Repeat(fmt.Appendf(nil, "message %d;", n), 1+int(n%7)),
+			Headers: map[string]client.HeaderValue{
+				"seq":   {Kind: wire.KindUint64, Value: binary.LittleEndian.AppendUint64(nil, n)},
+				"batch": {Kind: wire.KindString, Value: fmt.Appendf(nil, "batch-%d", b)},
+			},
+			OriginTimestamp: 1_700_000_000_000_000 + n,
+		}
+	}
+	return msgs
 }
 
 // deniedCodes creates a user without permissions, logs it in over the same
@@ -232,6 +266,16 @@ func codeOf(t *testing.T, err error) wire.Code {
 
 // summary is a result without the message bodies, for failure messages.
 func summary(r scenarioResult) string {
-	return fmt.Sprintf("partitions %d, bases %v, %d polled, offset %+v, denied %d/%d, unknown %d (%d bytes)",
-		r.partitions, r.baseOffsets, len(r.polled), r.offset, r.deniedCreate, r.deniedStats, r.unknownStatus, r.unknownBody)
+	return fmt.Sprintf("partitions %d, bases %v, %d polled, offset %+v, denied %d/%d, bad input %d",
+		r.partitions, r.baseOffsets, len(r.polled), r.offset, r.deniedCreate, r.deniedStats, r.badInput)
+}
+
+// polledDiff describes the first polled message that differs, or is "".
+func polledDiff(a, b []polledMessage) string {
+	for i := range min(len(a), len(b)) {
+		if !reflect.DeepEqual(a[i], b[i]) {
+			return fmt.Sprintf("\npolled message %d:\n%+v\n%+v", i, a[i], b[i])
+		}
+	}
+	return ""
 }
