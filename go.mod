@@ -3,6 +3,7 @@ module github.com/iggygo/iggy
 go 1.26.8
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/coder/websocket v1.8.15
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/knadh/koanf/parsers/toml/v2 v2.1.0

@@ -1,0 +1,212 @@
+package oracles
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// PartitionOpsMax bounds the operations of one partition's history that the
+// simulator may record: porcupine's search grows quickly with concurrent
+// indefinite operations, so histories stay near a thousand operations.
+const PartitionOpsMax = 1000
+
+// checkTimeout stops a pathological search; a timeout is reported as a
+// failure, not as success.
+const checkTimeout = 60 * time.Second
+
+// crashOp is a crash as the model sees it: every log prefix that still
+// holds the first minEnd messages may survive it.
+type crashOp struct{ minEnd uint64 }
+
+// partitionModel is the sequential specification of one partition log:
+// append returns its base offset, reads by offset return the messages
+// stored there and the current offset, a crash may cut the log back to any
+// batch boundary at or past what every acknowledgement it covers promised.
+var partitionModel = porcupine.NondeterministicModel{
+	Init: func() []interface{} { return []interface{}{(*plog)(nil)} },
+	Step: func(state, input, _ interface{}) []interface{} {
+		l := state.(*plog)
+		switch in := input.(type) {
+		case *Append:
+			return stepAppend(l, in)
+		case *Read:
+			if readMatches(l, in) {
+				return []interface{}{l}
+			}
+			return nil
+		case crashOp:
+			var out []interface{}
+			for _, p := range l.prefixesFrom(in.minEnd) {
+				out = append(out, p)
+			}
+			return out
+		}
+		panic(fmt.Sprintf("oracles: unknown partition op %T", input))
+	},
+	Equal: func(a, b interface{}) bool { return a.(*plog).equal(b.(*plog)) },
+	Hash:  func(s interface{}) uint64 { return s.(*plog).hashOf() },
+}
+
+var partitionChecker = partitionModel.ToModel()
+
+func stepAppend(l *plog, a *Append) []interface{} {
+	switch a.Outcome {
+	case OutcomeOK:
+		if l.length() != a.Base {
+			return nil
+		}
+		return []interface{}{l.push(a.Batch, a.Count)}
+	case OutcomeUnknown:
+		return []interface{}{l.push(a.Batch, a.Count), l}
+	}
+	return []interface{}{l}
+}
+
+// readMatches checks a poll's answer against the log at its linearization.
+func readMatches(l *plog, r *Read) bool {
+	n := l.length()
+	if r.Current != max(n, 1)-1 {
+		return false
+	}
+	if len(r.Msgs) == 0 {
+		return !r.ByOffset || r.Offset >= n
+	}
+	if (r.ByOffset && r.First != r.Offset) || uint64(len(r.Msgs)) > uint64(r.Count) {
+		return false
+	}
+	for i, m := range r.Msgs {
+		got, ok := l.at(r.First + uint64(i))
+		if !ok || got != m {
+			return false
+		}
+	}
+	return true
+}
+
+// LinearizabilityStats says how much a check covered.
+type LinearizabilityStats struct {
+	Partitions int
+	Ops        int
+	Reads      int // reads that returned at least one message
+	Elapsed    time.Duration
+}
+
+// CheckLinearizable checks every partition's history with porcupine.
+// Indefinite appends return at Never (or at the crash that bounds them) and
+// may or may not have taken effect; an acknowledgement under durability
+// none bounds nothing, as the reply precedes the commit.
+func CheckLinearizable(h *History) (LinearizabilityStats, error) {
+	start := time.Now()
+	var st LinearizabilityStats
+	byPart := map[PartKey][]porcupine.Operation{}
+	for _, a := range h.Appends {
+		if a.Outcome == OutcomeFailed {
+			continue
+		}
+		ret := a.Return
+		if a.Outcome == OutcomeOK && a.Policy == DurabilityNone {
+			ret = boundByCrash(h, a.Call)
+		}
+		byPart[a.Part] = append(byPart[a.Part], porcupine.Operation{ClientId: a.Client, Input: a, Call: a.Call, Return: ret})
+	}
+	for _, r := range h.Reads {
+		byPart[r.Part] = append(byPart[r.Part], porcupine.Operation{ClientId: r.Client, Input: r, Call: r.Call, Return: r.Return})
+		if len(r.Msgs) > 0 {
+			st.Reads++
+		}
+	}
+	keys := sortedParts(byPart)
+	for _, k := range keys {
+		ops := byPart[k]
+		for _, c := range h.Crashes {
+			ops = append(ops, porcupine.Operation{ClientId: -1, Input: crashOp{minEnd: minEndAt(h, k, c)}, Call: c.At, Return: c.At})
+		}
+		st.Partitions++
+		st.Ops += len(ops)
+		switch porcupine.CheckOperationsTimeout(partitionChecker, ops, checkTimeout) {
+		case porcupine.Illegal:
+			st.Elapsed = time.Since(start)
+			return st, fmt.Errorf("partition %s/%s/%d: history of %d operations is not linearizable", k.Stream, k.Topic, k.Partition, len(ops))
+		case porcupine.Unknown:
+			st.Elapsed = time.Since(start)
+			return st, fmt.Errorf("partition %s/%s/%d: check of %d operations timed out after %v", k.Stream, k.Topic, k.Partition, len(ops), checkTimeout)
+		}
+	}
+	st.Elapsed = time.Since(start)
+	return st, nil
+}
+
+// boundByCrash is just before the first crash after t, or Never.
+func boundByCrash(h *History, t Time) Time {
+	for _, c := range h.Crashes {
+		if c.At > t {
+			return c.At - 1
+		}
+	}
+	return Never
+}
+
+// minEndAt is how much of partition k crash c must keep: the end of every
+// append acknowledged before it under a policy that covers its kind, but
+// no further than the first record damaged at rest before it. (A damage
+// exempts every append ending past it for good: a boot may cut the damaged
+// record only later, taking the appends after it along.)
+func minEndAt(h *History, k PartKey, c Crash) uint64 {
+	var minEnd uint64
+	for _, a := range h.Appends {
+		if a.Part == k && a.Outcome == OutcomeOK && survives(h, a, c.At) {
+			minEnd = max(minEnd, a.Base+uint64(a.Count))
+		}
+	}
+	for _, d := range h.Damages {
+		if d.Part == k && d.At < c.At {
+			minEnd = min(minEnd, d.Offset)
+		}
+	}
+	return minEnd
+}
+
+func sortedParts[V any](m map[PartKey]V) []PartKey {
+	keys := make([]PartKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b PartKey) int {
+		switch {
+		case a.Stream != b.Stream:
+			return cmpString(a.Stream, b.Stream)
+		case a.Topic != b.Topic:
+			return cmpString(a.Topic, b.Topic)
+		}
+		return int(a.Partition) - int(b.Partition)
+	})
+	return keys
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// survives says whether a's acknowledgement promises it is still there at
+// time t: it was acknowledged before t and its policy covers every crash
+// between its acknowledgement and t.
+func survives(h *History, a *Append, t Time) bool {
+	if a.Return >= t {
+		return false
+	}
+	for _, c := range h.Crashes {
+		if c.At > a.Return && c.At <= t && !a.Policy.Covers(c.Kind) {
+			return false
+		}
+	}
+	return true
+}

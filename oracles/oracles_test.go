@@ -1,0 +1,115 @@
+package oracles
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+var p0 = PartKey{Stream: "s", Topic: "t", Partition: 0}
+
+// A persisted append acknowledged before a power loss must survive it; a
+// replicated one may be lost. Porcupine sees the difference through the
+// reads after the crash. (covers STOR-7, MSG-1)
+func TestLinearizableCrashKeepsOnlyCoveredAcks(t *testing.T) {
+	for _, tc := range []struct {
+		policy Durability
+		ok     bool
+	}{{DurabilityPersisted, false}, {DurabilityReplicated, true}} {
+		h := &History{
+			Appends: []*Append{
+				{Part: p0, Batch: 1, Count: 2, Policy: tc.policy, Outcome: OutcomeOK, Base: 0, Call: 1, Return: 2},
+			},
+			Crashes: []Crash{{Kind: CrashPowerLoss, At: 3}},
+			Reads: []*Read{
+				{Part: p0, ByOffset: true, Offset: 0, Count: 10, Current: 0, Call: 4, Return: 5, Epoch: 1},
+			},
+		}
+		_, err := CheckLinearizable(h)
+		if (err == nil) != tc.ok {
+			t.Fatalf("policy %s: err = %v, want ok=%t", tc.policy, err, tc.ok)
+		}
+	}
+}
+
+// A read must see acknowledged appends at their offsets; an unknown append
+// may or may not have happened. (covers MSG-10, MSG-13)
+func TestLinearizableReadsAndUnknowns(t *testing.T) {
+	h := &History{
+		Appends: []*Append{
+			{Part: p0, Batch: 1, Count: 1, Policy: DurabilityReplicated, Outcome: OutcomeOK, Base: 0, Call: 1, Return: 2},
+			{Part: p0, Batch: 2, Count: 1, Policy: DurabilityReplicated, Outcome: OutcomeUnknown, Call: 3, Return: Never},
+			{Part: p0, Batch: 3, Count: 1, Policy: DurabilityReplicated, Outcome: OutcomeOK, Base: 1, Call: 4, Return: 5},
+		},
+		Reads: []*Read{
+			{Part: p0, ByOffset: true, Offset: 0, Count: 10, First: 0, Msgs: []Msg{{1, 0}, {3, 0}}, Current: 1, Call: 6, Return: 7},
+		},
+	}
+	if _, err := CheckLinearizable(h); err != nil {
+		t.Fatal(err)
+	}
+	h.Reads[0].Msgs = []Msg{{3, 0}, {1, 0}}
+	if _, err := CheckLinearizable(h); err == nil {
+		t.Fatal("swapped messages passed")
+	}
+}
+
+// The O(n) oracle: a batch lost from the final log after a persisted ack
+// fails, a duplicate needs a resend. (covers STOR-9)
+func TestOffsetsFinalLog(t *testing.T) {
+	a := &Append{Part: p0, Batch: 7, Count: 2, Policy: DurabilityPersisted, Outcome: OutcomeOK, Base: 0, Call: 1, Return: 2}
+	h := &History{Appends: []*Append{a}, Final: map[PartKey][]Msg{p0: {{7, 0}, {7, 1}}}}
+	if err := CheckOffsets(h); err != nil {
+		t.Fatal(err)
+	}
+	h.Final[p0] = []Msg{{7, 0}, {7, 1}, {7, 0}, {7, 1}}
+	if err := CheckOffsets(h); err == nil || !strings.Contains(err.Error(), "appears 2 times") {
+		t.Fatalf("duplicate without resend: %v", err)
+	}
+	h.Appends = append(h.Appends, &Append{Part: p0, Batch: 7, Count: 2, Policy: DurabilityPersisted, Outcome: OutcomeUnknown, Resend: true, Call: 3, Return: Never})
+	if err := CheckOffsets(h); err != nil {
+		t.Fatal(err)
+	}
+	h.Final[p0] = nil
+	if err := CheckOffsets(h); err == nil || !strings.Contains(err.Error(), "is lost") {
+		t.Fatalf("lost ack: %v", err)
+	}
+}
+
+// Metadata: an acknowledged stream must be listed later; after damage at
+// rest the violation is classified instead. (covers STOR-1)
+func TestMetadataDurability(t *testing.T) {
+	h := &History{
+		Creates: []*MetaCreate{{Kind: CreateStream, Stream: "a", Outcome: OutcomeOK, Call: 1, Return: 2}},
+		Lists:   []*MetaList{{Streams: nil, Call: 3, Return: 4}},
+	}
+	if err := CheckMetadata(h); err == nil {
+		t.Fatal("lost stream passed")
+	}
+	h.MetaDamages = []MetaDamage{{File: "metadata/x", At: 1}}
+	var u *Unrecoverable
+	if err := CheckMetadata(h); !errors.As(err, &u) {
+		t.Fatalf("want Unrecoverable, got %v", err)
+	}
+}
+
+// Consumer offsets: exact within an epoch, bounded across a crash. (covers CGRP-9)
+func TestConsumerOffsets(t *testing.T) {
+	h := &History{
+		Stores: []*OffsetStore{{Part: p0, Consumer: 1, Value: 5, Outcome: OutcomeOK, Call: 1, Return: 2}},
+		Gets:   []*OffsetGet{{Part: p0, Consumer: 1, Found: true, Value: 4, Call: 3, Return: 4}},
+	}
+	if err := CheckConsumerOffsets(h); err == nil {
+		t.Fatal("stale read passed")
+	}
+	h.Crashes = []Crash{{Kind: CrashPowerLoss, At: 3}}
+	h.Gets[0].Call = 4
+	h.Gets[0].Return = 5
+	if err := CheckConsumerOffsets(h); err != nil {
+		t.Fatal(err)
+	}
+	h.Gets[0].Value = 6
+	if err := CheckConsumerOffsets(h); err == nil {
+		t.Fatal("never-stored value passed")
+	}
+}
