@@ -173,7 +173,9 @@ func describeAt(log []Msg, o uint64) string {
 	return fmt.Sprintf("holds %d#%d", log[o].Batch, log[o].Index)
 }
 
-func partName(k PartKey) string { return fmt.Sprintf("partition %s/%s/%d", k.Stream, k.Topic, k.Partition) }
+func partName(k PartKey) string {
+	return fmt.Sprintf("partition %s/%s/%d", k.Stream, k.Topic, k.Partition)
+}
 
 func cmpTime(a, b Time) int {
 	switch {
