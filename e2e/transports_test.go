@@ -81,6 +81,7 @@ func TestSameScenarioOverEveryTransport(t *testing.T) {
 		{client.TransportQUIC, listeningAddr(t, s, "quic listening on "), bus.TransportQUIC},
 		{transportHTTP, h.base, bus.TransportHTTP},
 	}
+	warmUp(t, s)
 	results := make([]scenarioResult, len(cases))
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -113,6 +114,21 @@ func TestSameScenarioOverEveryTransport(t *testing.T) {
 	}
 	// SIGTERM with WebSocket and QUIC clients still connected exits cleanly.
 	s.stop()
+}
+
+// warmUp runs the send/poll workload once, untimed, on a scratch stream it
+// then deletes, so the first transport measured does not pay the server's
+// start-up costs for all of them.
+func warmUp(t *testing.T, s *server) {
+	t.Helper()
+	c := s.root()
+	stream, topic := createStreamTopic(t, c, "warm-up", "events", 1)
+	var res scenarioResult
+	sendTransportMessages(t, c, stream, topic, &res)
+	pollAll(t, c, stream, topic, 0)
+	if err := c.DeleteStream(stream); err != nil {
+		t.Fatalf("delete the warm-up stream: %v", err)
+	}
 }
 
 // listeningAddr waits for the server's "<transport> listening on" line.

@@ -3,6 +3,8 @@ package e2e
 import (
 	"testing"
 
+	"github.com/iggygo/iggy/client"
+
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -19,7 +21,7 @@ func TestDeletedUserLosesItsSessions(t *testing.T) {
 		}
 	}
 	leaving, paused := s.login("leaving", "leaving-pass"), s.login("paused", "paused-pass")
-	for _, c := range []interface{ GetStreams() ([]wire.StreamResponse, error) }{leaving, paused} {
+	for _, c := range []*client.Client{leaving, paused} {
 		if _, err := c.GetStreams(); err != nil {
 			t.Fatalf("read before: %v", err)
 		}
