@@ -52,10 +52,10 @@ func (n *Node) checkpointCompletion(c storage.Completion) {
 	}
 	switch c.ID {
 	case n.ckpt.rename:
-		sb := vsr.Superblock{
-			Sequence: n.superblock.Sequence + 1, CheckpointOp: n.ckpt.op,
-			SnapshotSize: n.ckpt.size, SnapshotChecksum: n.ckpt.checksum,
-		}
+		// The view fields carry over: a checkpoint never moves the view.
+		sb := n.superblock
+		sb.Sequence++
+		sb.CheckpointOp, sb.SnapshotSize, sb.SnapshotChecksum = n.ckpt.op, n.ckpt.size, n.ckpt.checksum
 		n.ckpt.sync = n.writeSuperblock(sb, owner{kind: ownerCheckpoint})
 		n.superblock = sb
 	case n.ckpt.sync:
