@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
@@ -125,5 +124,3 @@ func okHandler(h wire.RequestHeader, body []byte) [][]byte {
 	}
 	return wire.ResultFrame(rh)
 }
-
-func concat(parts [][]byte) []byte { return bytes.Join(parts, nil) }

@@ -150,12 +150,6 @@ func (t *principals) all() []*principal {
 	return out
 }
 
-func (t *principals) len() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.m)
-}
-
 // extend moves p's expiry later (a refresh issued a longer-lived token).
 func (t *principals) extend(p *principal, exp time.Time) {
 	t.mu.Lock()

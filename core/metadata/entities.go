@@ -56,13 +56,6 @@ type Partition struct {
 // ClientID is a session's 128-bit consensus client id.
 type ClientID struct{ Lo, Hi uint64 }
 
-func (c ClientID) less(o ClientID) bool {
-	if c.Hi != o.Hi {
-		return c.Hi < o.Hi
-	}
-	return c.Lo < o.Lo
-}
-
 // Revocation is a partition a member still owns but must hand to Target once
 // its polled data is committed (or the node times the move out).
 type Revocation struct {

@@ -79,12 +79,3 @@ func (n *Node) reply(c *conn, parts ...[]byte) {
 	n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Parts: parts})
 	n.done(c)
 }
-
-// replyTo answers a connection that may have closed while its op was in flight.
-func (n *Node) replyTo(id bus.ConnID, parts ...[]byte) {
-	c, ok := n.conns[id]
-	if !ok {
-		return
-	}
-	n.reply(c, parts...)
-}
