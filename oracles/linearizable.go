@@ -88,6 +88,8 @@ func readMatches(l *plog, r *Read) bool {
 
 // LinearizabilityStats says how much a check covered.
 type LinearizabilityStats struct {
+	// Failed is the partition whose history is not linearizable.
+	Failed     *PartKey
 	Partitions int
 	Ops        int
 	Reads      int // reads that returned at least one message
@@ -128,7 +130,7 @@ func CheckLinearizable(h *History) (LinearizabilityStats, error) {
 		st.Ops += len(ops)
 		switch porcupine.CheckOperationsTimeout(partitionChecker, ops, checkTimeout) {
 		case porcupine.Illegal:
-			st.Elapsed = time.Since(start)
+			st.Elapsed, st.Failed = time.Since(start), &k
 			return st, fmt.Errorf("partition %s/%s/%d: history of %d operations is not linearizable", k.Stream, k.Topic, k.Partition, len(ops))
 		case porcupine.Unknown:
 			st.Elapsed = time.Since(start)
@@ -209,4 +211,48 @@ func survives(h *History, a *Append, t Time) bool {
 		}
 	}
 	return true
+}
+
+// DescribePartition lists the history of one partition in call order, for
+// a failure report.
+func DescribePartition(h *History, k PartKey) string {
+	type line struct {
+		at   Time
+		text string
+	}
+	var lines []line
+	for _, a := range h.Appends {
+		if a.Part == k {
+			lines = append(lines, line{a.Call, fmt.Sprintf("[%d,%s] client %d append batch %d x%d %s outcome=%d base=%d resend=%t",
+				a.Call, timeText(a.Return), a.Client, a.Batch, a.Count, a.Policy, a.Outcome, a.Base, a.Resend)})
+		}
+	}
+	for _, r := range h.Reads {
+		if r.Part == k {
+			lines = append(lines, line{r.Call, fmt.Sprintf("[%d,%d] client %d read by_offset=%t offset=%d count=%d -> first=%d msgs=%v current=%d epoch=%d",
+				r.Call, r.Return, r.Client, r.ByOffset, r.Offset, r.Count, r.First, r.Msgs, r.Current, r.Epoch)})
+		}
+	}
+	for _, c := range h.Crashes {
+		lines = append(lines, line{c.At, fmt.Sprintf("[%d] crash kind=%d ends epoch %d, keeps >= %d", c.At, c.Kind, c.Epoch, minEndAt(h, k, c))})
+	}
+	for _, d := range h.Damages {
+		if d.Part == k {
+			lines = append(lines, line{d.At, fmt.Sprintf("[%d] damage at offset %d", d.At, d.Offset)})
+		}
+	}
+	slices.SortStableFunc(lines, func(a, b line) int { return cmpTime(a.at, b.at) })
+	var b []byte
+	for _, l := range lines {
+		b = append(b, l.text...)
+		b = append(b, '\n')
+	}
+	return string(b)
+}
+
+func timeText(t Time) string {
+	if t == Never {
+		return "never"
+	}
+	return fmt.Sprint(t)
 }

@@ -17,12 +17,17 @@ const (
 // MetaCreate is one create attempt. Names are unique per run, so an
 // "already exists" answer confirms an earlier attempt of the same create.
 type MetaCreate struct {
-	Kind         MetaKind
-	Stream       string
-	Topic        string
-	Count        uint32 // partitions of a new topic, or partitions added
-	Outcome      Outcome
-	Exists       bool // answered "already exists" (counts as confirmed)
+	Kind    MetaKind
+	Stream  string
+	Topic   string
+	Count   uint32 // partitions of a new topic, or partitions added
+	Outcome Outcome
+	Exists  bool // answered "already exists" (counts as confirmed)
+	Retried bool // sent more than once: an earlier attempt may have executed
+	// Delivered counts the attempts that reached the node: without the
+	// duplicate table's help (a new session after a lost connection) each
+	// may execute.
+	Delivered    int
 	Call, Return Time
 }
 
@@ -69,7 +74,7 @@ func CheckMetadata(h *History) error {
 
 func checkMetadata(h *History) error {
 	for _, c := range h.Creates {
-		if c.Exists && firstAttempt(h, c) {
+		if c.Exists && !c.Retried && firstAttempt(h, c) {
 			return fmt.Errorf("%s: first create answered \"already exists\"", c.name())
 		}
 	}
@@ -145,7 +150,7 @@ func checkTopic(h *History, t *MetaTopic) error {
 				created = c
 			}
 		case c.Kind == CreatePartitions:
-			hi += c.Count
+			hi += c.Count * uint32(max(c.Delivered, 1))
 			if confirmed(c) && c.Return < t.Call {
 				lo += c.Count
 			}

@@ -94,7 +94,7 @@ func (n *Node) durability(k topicKey, t *metadata.Topic) durability {
 	opts := topicOptions(t)
 	p := durability{
 		createdOp:   t.CreatedOp,
-		sendSync:    opts.Durability == wire.DurabilityPersisted || opts.EnforceFsync,
+		sendSync:    (opts.Durability == wire.DurabilityPersisted || opts.EnforceFsync) && !canaryReplyBeforeFsync,
 		sendNoAck:   opts.Durability == wire.DurabilityNone,
 		offsetSync:  opts.ConsumerOffsetDurability == wire.DurabilityPersisted,
 		offsetNoAck: opts.ConsumerOffsetDurability == wire.DurabilityNone,

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/iggygo/iggy/sim"
+)
+
+// runSweep runs seeds a..b, printing a progress line every few seconds and
+// a summary; it fails when a seed fails or the sweep was vacuous.
+func runSweep(a, b uint64, p sim.Profile) int {
+	s := sim.Sweep(a, b, p, func(done, total int, st *sim.SweepStats) {
+		fmt.Fprintf(os.Stderr, "\r%d/%d seeds, %d failed, %.1f seeds/s", done, total, len(st.Failed), st.SeedsPerSecond())
+	})
+	fmt.Fprintln(os.Stderr)
+	for _, f := range s.Failed {
+		fmt.Printf("seed %d: %s\n", f.Seed, f.Line())
+	}
+	for _, c := range s.Classified {
+		fmt.Printf("seed %d classified unrecoverable: %s\n", c.Seed, c.Classified)
+	}
+	fmt.Printf("seeds=%d failed=%d classified=%d seeds/s=%.2f sim_s/wall_s=%.1f porcupine_ms/seed=%.1f ops=%d\n",
+		s.Seeds, len(s.Failed), len(s.Classified), s.SeedsPerSecond(), s.SimPerWall(), s.PorcupineMillisPerSeed(), s.Ops)
+	fmt.Printf("marks: %s\n", strings.Join(s.MarkLines(), " "))
+	if err := s.Vacuity(); err != nil {
+		fmt.Printf("FAIL: vacuity: %v\n", err)
+		return 1
+	}
+	if len(s.Failed) > 0 {
+		fmt.Printf("FAIL: %d of %d seeds failed\n", len(s.Failed), s.Seeds)
+		return 1
+	}
+	fmt.Println("ok")
+	return 0
+}

@@ -1,0 +1,267 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/iggygo/iggy/oracles"
+	"github.com/iggygo/iggy/wire"
+)
+
+// Client timing, in ticks.
+const (
+	transientRetryTicksMax = 5  // a 57/58 answer is replayed after 1..this
+	reconnectTicksMax      = 10 // a lost connection is dialled again after 1..this
+	loginTimeoutTicks      = 400
+)
+
+// client is one simulated SDK: a client id, a request counter, a session,
+// one request in flight at a time, timeouts, and retries. It outlives its
+// connections and keeps its client id across them, so a metadata request
+// retried after a lost connection carries the same request id and the
+// node's duplicate table can answer it with its first reply.
+type client struct {
+	idx     int
+	id      wire.U128
+	counter uint64
+	session uint64
+	link    *link
+	bound   bool
+	att     *attempt // in flight on link
+	op      *op      // the operation being done (it may take many attempts)
+	nextAt  uint64
+	// deadline is when the attempt in flight times out.
+	deadline uint64
+	names    int          // creates so far: names are "s<idx>-<n>", "t<idx>-<n>"
+	store    *storeIntent // the offset store a poll by next asks for
+	final    *finalRead   // client 0's read-back after heal
+	done     bool         // nothing left to do after heal
+}
+
+// attempt is one frame sent for an op (or a login) on one link.
+type attempt struct {
+	op        *op // nil for a login
+	frame     []byte
+	header    wire.RequestHeader
+	link      *link
+	call      oracles.Time
+	sentTick  uint64
+	delivered bool // the node was stepped with the frame
+	resolved  bool
+	app       *oracles.Append      // a send's history entry
+	store     *oracles.OffsetStore // an offset store's history entry
+}
+
+func (w *World) newClient(idx int) *client {
+	c := &client{idx: idx}
+	w.freshIdentity(c)
+	return c
+}
+
+// freshIdentity draws a new client id whose request ids start at 1
+// (protocol-framing.md 4.5), as the SDK does after an eviction. A
+// metadata request in progress is stamped again under it.
+func (w *World) freshIdentity(c *client) {
+	c.id = wire.U128{}
+	for c.id.IsZero() {
+		c.id = wire.U128{Lo: w.rng.Uint64(), Hi: w.rng.Uint64()}
+	}
+	c.counter, c.session = 1, 0
+	if c.op != nil {
+		c.op.frame = nil
+	}
+}
+
+// stamp fills a request header by the SDK's rules (protocol-framing.md 4.5).
+func (c *client) stamp(code wire.Command) wire.RequestHeader {
+	op := wire.OperationForCommand(code)
+	h := wire.RequestHeader{Client: c.id, Operation: op}
+	switch {
+	case op == wire.OpRegister:
+	case op == wire.OpNonReplicated:
+		h.Request, h.Session, h.NRCode = c.counter, c.session, code
+	case op == wire.OpLogout || op.Metadata():
+		h.Request, h.Session = c.counter, c.session
+		c.counter++
+	default:
+		h.Request, h.Session = c.counter, c.session
+	}
+	return h
+}
+
+func buildFrame(h wire.RequestHeader, body []byte) []byte {
+	frame := make([]byte, wire.HeaderSize+len(body))
+	h.Put(frame, len(body))
+	copy(frame[wire.HeaderSize:], body)
+	return frame
+}
+
+// act is one tick of a client: connect, log in, start or retry its op.
+func (w *World) act(c *client) {
+	if c.att != nil && w.tick >= c.deadline {
+		w.marks.Hit("sim.client.timeout")
+		w.event("client %d: timeout on conn %d", c.idx, c.link.id)
+		w.hangUp(c.link)
+		w.lost(c)
+	}
+	if w.tick < c.nextAt || c.att != nil {
+		return
+	}
+	if c.link == nil {
+		w.connect(c)
+		return
+	}
+	if !c.bound {
+		w.login(c) // a login answered 57 or 58 is replayed on the same link
+		return
+	}
+	if c.op == nil {
+		c.op = w.nextOp(c)
+		if c.op == nil {
+			c.nextAt = w.tick + 1 + w.rng.Uint64N(w.knobs.ThinkTicksMax+1)
+			return
+		}
+		c.op.since = w.tick
+	}
+	w.transmit(c, c.op)
+}
+
+// connect dials and logs in under the client's id: a resume when the node
+// still holds its session (after a restart), else a new session.
+func (w *World) connect(c *client) {
+	l, ok := w.dial(c)
+	if !ok {
+		c.nextAt = w.tick + 1 + w.rng.Uint64N(reconnectTicksMax)
+		return
+	}
+	c.link, c.bound = l, false
+	w.login(c)
+}
+
+func (w *World) login(c *client) {
+	body := wire.Writer{}
+	wire.LoginPrefix{Version: wire.ProtocolVersionCurrent, SDKName: "iggy-sim", SDKVersion: "1"}.Encode(&body)
+	wire.LoginPassword{Username: rootUsername, Password: rootPassword}.Encode(&body)
+	h := c.stamp(wire.CmdLoginRegister)
+	w.start(c, &attempt{frame: buildFrame(h, body.Buf), header: h}, loginTimeoutTicks)
+}
+
+// transmit sends op's frame, stamped on its first attempt; every retry
+// resends the same bytes (the same request id).
+func (w *World) transmit(c *client, o *op) {
+	if o.frame == nil {
+		o.header = c.stamp(o.code)
+		o.frame = buildFrame(o.header, o.body)
+	}
+	o.tries++
+	a := &attempt{op: o, frame: o.frame, header: o.header, call: w.next()}
+	w.opSent(c, a)
+	w.start(c, a, w.knobs.ClientTimeoutTicks)
+}
+
+func (w *World) start(c *client, a *attempt, timeout uint64) {
+	a.link, a.sentTick = c.link, w.tick
+	c.att, c.deadline = a, w.tick+timeout
+	w.send(c.link, a)
+}
+
+// lost forgets the connection: a reset seen, a timeout, a close by the
+// server. The attempt in flight stays open on the link, for a late reply
+// or a crash to settle; the op is retried after reconnecting.
+func (w *World) lost(c *client) {
+	if c.link != nil {
+		c.link.clientGone = true
+		w.event("client %d: lost conn %d", c.idx, c.link.id)
+	}
+	c.link, c.bound, c.att = nil, false, nil
+	c.nextAt = w.tick + 1 + w.rng.Uint64N(reconnectTicksMax)
+	if c.op != nil && !w.retries(c.op) {
+		w.marks.Hit("sim.client.gave_up")
+		c.op = nil
+	}
+}
+
+// onFrame handles one frame from the node on the client's live link.
+func (w *World) onFrame(c *client, frame []byte) {
+	p, code := wire.DecodePrologue(frame)
+	if code != wire.OK {
+		w.fail("protocol", fmt.Sprintf("client %d: unreadable frame of %d bytes", c.idx, len(frame)))
+		return
+	}
+	a := c.att
+	if p.Command == wire.FrameEviction {
+		w.evicted(c, frame)
+		return
+	}
+	h, code := wire.DecodeReplyHeader(frame)
+	if code != wire.OK || a == nil || h.Request != a.header.Request || !echoes(a.header.Operation, h.Operation) {
+		w.fail("protocol", fmt.Sprintf("client %d: unexpected reply (request %d, operation %d)", c.idx, h.Request, h.Operation))
+		return
+	}
+	status, payload := splitReply(h, frame[wire.HeaderSize:])
+	if status == wire.TransientNotCommitted || status == wire.TransientNotAccepted {
+		w.marks.Hit("sim.client.transient_" + fmt.Sprint(uint32(status)))
+		w.settle(a, status, nil, false)
+		c.att = nil
+		c.nextAt = w.tick + 1 + w.rng.Uint64N(transientRetryTicksMax)
+		return
+	}
+	c.att = nil
+	if a.op == nil {
+		w.loggedIn(c, status, payload)
+		return
+	}
+	w.settle(a, status, payload, false)
+	c.op = nil
+	w.ops++
+	c.nextAt = w.tick + w.rng.Uint64N(w.knobs.ThinkTicksMax+1)
+}
+
+func echoes(sent, got wire.Operation) bool {
+	return got == sent || (sent == wire.OpDeleteSegments && got == wire.OpTruncatePartition)
+}
+
+// splitReply returns the code of a reply (header status, else its result
+// entry) and its payload.
+func splitReply(h wire.ReplyHeader, body []byte) (wire.Code, []byte) {
+	if h.Status != wire.OK {
+		return h.Status, nil
+	}
+	rb, code := wire.SplitReplyBody(h, body)
+	switch {
+	case code != wire.OK:
+		return code, nil
+	case rb.Result != wire.OK:
+		return rb.Result, nil
+	}
+	return wire.OK, rb.Payload
+}
+
+func (w *World) loggedIn(c *client, status wire.Code, payload []byte) {
+	if status != wire.OK {
+		w.fail("protocol", fmt.Sprintf("client %d: login answered %d %s", c.idx, status, status.Name()))
+		return
+	}
+	reg, code := wire.DecodeRegisterReply(payload)
+	if code != wire.OK || reg.Session == 0 {
+		w.fail("protocol", fmt.Sprintf("client %d: malformed register reply", c.idx))
+		return
+	}
+	if c.session != 0 && reg.Session > c.session {
+		w.marks.Hit("sim.client.session_resumed")
+	}
+	c.session, c.bound = reg.Session, true
+	w.event("client %d: logged in on conn %d, session %d", c.idx, c.link.id, reg.Session)
+}
+
+// evicted: the SDK closes the socket and starts over under a fresh id.
+func (w *World) evicted(c *client, frame []byte) {
+	e, _ := wire.DecodeEviction(frame)
+	w.marks.Hit(fmt.Sprintf("sim.client.evicted_%d", e.Reason))
+	if a := c.att; a != nil {
+		w.settle(a, wire.Unauthenticated, nil, false)
+	}
+	l := c.link
+	w.lost(c)
+	w.hangUp(l)
+	w.freshIdentity(c)
+}

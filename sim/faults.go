@@ -1,0 +1,183 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	simdisk "github.com/iggygo/iggy/sim/disk"
+
+	"github.com/iggygo/iggy/io/storage"
+	"github.com/iggygo/iggy/oracles"
+	"github.com/iggygo/iggy/wire/batch"
+)
+
+// The fault atlas of one replica. With a single copy of everything, a
+// fault is in the atlas when a correct node must survive it without loss:
+//
+//   - process kill, power loss (unsynced writes lost, the write in flight
+//     torn), pauses, clock drift and steps, connection resets, slow disks;
+//   - a transient read fault of a partition segment while serving (a bit
+//     flipped in what one read returned, or EIO): the good copy is still on
+//     the disk, and the poll must fail with an error, never serve wrong data.
+//
+// Outside the atlas, but injected and classified: a durable byte of a
+// segment or metadata file rotting at rest. Its only copy is gone, so the
+// record holding it and what follows may be legitimately lost (the oracles
+// exempt them), and a node that refuses to boot on it is classified
+// "unrecoverable", not failed. Not injected at all: read faults during
+// recovery (the core cuts what does not check out, and cannot tell a flip
+// from a torn write without a second copy), write I/O errors (a failed
+// partition write breaks the log until restart), misdirected writes.
+
+// faulty says whether faults are on (before heal).
+func (w *World) faulty() bool { return !w.healed }
+
+// chance is true with probability ppm per million.
+func (w *World) chance(ppm int) bool { return ppm > 0 && w.rng.IntN(1_000_000) < ppm }
+
+// faults draws this tick's process, clock and at-rest faults.
+func (w *World) faults() {
+	h := &w.host
+	k := &w.knobs
+	switch {
+	case h.node != nil && w.chance(k.KillPerMillion):
+		w.crash(oracles.CrashKill)
+	case h.node != nil && w.chance(k.PowerLossPerMillion):
+		w.crash(oracles.CrashPowerLoss)
+	case h.node != nil && !h.paused(w.tick) && w.chance(k.PausePerMillion):
+		w.marks.Hit("sim.node.paused")
+		w.event("pause")
+		h.pausedUntil = w.tick + 1 + w.rng.Uint64N(k.PauseTicksMax)
+	}
+	if w.chance(k.ClockStepPerMillion) {
+		delta := int64(w.rng.Uint64N(k.ClockStepMaxMicros + 1))
+		if w.rng.IntN(2) == 0 {
+			delta = -delta
+			w.marks.Hit("sim.clock.stepped_back")
+		}
+		h.clock.step(delta)
+	}
+	// Damage strikes a running node only, so a crash always separates it
+	// from the boot that may cut the damaged record (the oracles' crash
+	// operation carries the exemption).
+	if h.booted && w.chance(k.DamagePerMillion) {
+		w.damageSegment()
+	}
+	if h.booted && w.chance(k.MetaDamagePerMillion) {
+		w.damageMetadata()
+	}
+}
+
+// injector decides the fault of each disk request as it runs: only reads
+// of partition segments by a booted node, before heal.
+func (w *World) injector(req *storage.Request, rng *rand.Rand) simdisk.Fault {
+	if req.Op != storage.OpRead || !w.host.booted || !w.faulty() ||
+		!strings.HasPrefix(req.File, "streams/") || !strings.HasSuffix(req.File, ".log") {
+		return simdisk.FaultNone
+	}
+	switch {
+	case w.knobs.ReadCorruptPerMille > 0 && rng.IntN(1000) < w.knobs.ReadCorruptPerMille:
+		w.marks.Hit("sim.disk.read_corrupted")
+		w.injectedReadFaults++
+		return simdisk.FaultCorruptRead
+	case w.knobs.ReadErrorPerMille > 0 && rng.IntN(1000) < w.knobs.ReadErrorPerMille:
+		w.marks.Hit("sim.disk.read_error")
+		w.injectedReadFaults++
+		return simdisk.FaultIOError
+	}
+	return simdisk.FaultNone
+}
+
+// damageSegment flips one bit of a synced segment of a known partition.
+func (w *World) damageSegment() {
+	var cands []string
+	for _, p := range w.disk.Files() {
+		if strings.HasPrefix(p, "streams/") && strings.HasSuffix(p, ".log") && w.synced(p) {
+			cands = append(cands, p)
+		}
+	}
+	if len(cands) == 0 {
+		return
+	}
+	path := cands[w.rng.IntN(len(cands))]
+	k, start, ok := w.segmentOf(path)
+	if !ok {
+		return
+	}
+	img, _ := w.disk.File(path)
+	pos := w.rng.IntN(len(img.Durable))
+	offset := recordAt(img.Durable, uint64(pos), start)
+	img.Durable[pos] ^= 1 << w.rng.IntN(8)
+	w.disk.PutFile(path, img.Durable)
+	w.marks.Hit("sim.disk.segment_damaged")
+	w.event("damage: %s byte %d (record at offset %d)", path, pos, offset)
+	w.hist.Damages = append(w.hist.Damages, oracles.Damage{Part: k, Offset: offset, At: w.next()})
+}
+
+// damageMetadata flips one bit of a synced metadata file.
+func (w *World) damageMetadata() {
+	var cands []string
+	for _, p := range w.disk.Files() {
+		if strings.HasPrefix(p, "metadata/") && w.synced(p) {
+			cands = append(cands, p)
+		}
+	}
+	if len(cands) == 0 {
+		return
+	}
+	path := cands[w.rng.IntN(len(cands))]
+	img, _ := w.disk.File(path)
+	pos := w.rng.IntN(len(img.Durable))
+	img.Durable[pos] ^= 1 << w.rng.IntN(8)
+	w.disk.PutFile(path, img.Durable)
+	w.marks.Hit("sim.disk.metadata_damaged")
+	w.event("damage: %s byte %d", path, pos)
+	w.hist.MetaDamages = append(w.hist.MetaDamages, oracles.MetaDamage{File: path, At: w.next()})
+}
+
+// synced: the file is non-empty and has no unsynced writes, so flipping
+// the same bit in both of its images is rot at rest, not a lost write.
+func (w *World) synced(path string) bool {
+	img, ok := w.disk.File(path)
+	return ok && len(img.Durable) > 0 && string(img.Durable) == string(img.Volatile)
+}
+
+// segmentOf parses streams/<s>/topics/<t>/partitions/<p>/<start>.log.
+func (w *World) segmentOf(path string) (oracles.PartKey, uint64, bool) {
+	f := strings.Split(path, "/")
+	if len(f) != 7 {
+		return oracles.PartKey{}, 0, false
+	}
+	s, err1 := strconv.ParseUint(f[1], 10, 32)
+	t, err2 := strconv.ParseUint(f[3], 10, 32)
+	p, err3 := strconv.ParseUint(f[5], 10, 32)
+	start, err4 := strconv.ParseUint(strings.TrimSuffix(f[6], ".log"), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+		return oracles.PartKey{}, 0, false
+	}
+	ti := w.catalog.byIDs(uint32(s), uint32(t))
+	if ti == nil {
+		return oracles.PartKey{}, 0, false
+	}
+	return oracles.PartKey{Stream: ti.stream, Topic: ti.name, Partition: uint32(p)}, start, true
+}
+
+// recordAt is the base offset of the record holding byte pos of a
+// segment, walking record headers from its start; where the walk cannot
+// go on, the offset reached so far (conservative: more is exempted).
+func recordAt(img []byte, pos, start uint64) uint64 {
+	at, offset := uint64(0), start
+	for at+batch.HeaderBytes <= uint64(len(img)) {
+		h := batch.ParseHeader(img[at:])
+		if h.Length < batch.HeaderBytes || at+h.Length > uint64(len(img)) || h.BaseOffset != offset {
+			return offset
+		}
+		if pos < at+h.Length {
+			return h.BaseOffset
+		}
+		at += h.Length
+		offset = h.BaseOffset + uint64(h.Count)
+	}
+	return offset
+}

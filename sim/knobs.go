@@ -1,0 +1,193 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// Profile picks how knobs are drawn.
+type Profile uint8
+
+const (
+	// ProfileLite: short runs, process crashes and power losses, no
+	// corruption; the CI sweep's bulk.
+	ProfileLite Profile = iota + 1
+	// ProfileSwarm: every knob drawn per seed, each fault kind on or off
+	// (swarm testing), magnitudes from gentle to harsh.
+	ProfileSwarm
+	// ProfileLiveness: a short storm of faults, then a long heal whose
+	// every request must complete within the budget.
+	ProfileLiveness
+)
+
+var profileNames = [...]string{ProfileLite: "lite", ProfileSwarm: "swarm", ProfileLiveness: "liveness"}
+
+func (p Profile) String() string {
+	if int(p) < len(profileNames) && profileNames[p] != "" {
+		return profileNames[p]
+	}
+	return fmt.Sprintf("profile(%d)", p)
+}
+
+// ParseProfile reads lite, swarm or liveness.
+func ParseProfile(s string) (Profile, error) {
+	for i, n := range profileNames {
+		if n != "" && n == s {
+			return Profile(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown profile %q (lite, swarm, liveness)", s)
+}
+
+// Knobs are everything a seed decides before the run starts. Rates per
+// tick are in parts per million, so rare faults stay expressible.
+type Knobs struct {
+	Profile  Profile
+	Replicas int // 1: the node does not replicate its metadata group yet
+	Clients  int
+
+	FaultTicks      uint64 // ticks with faults on; then heal
+	HealBudgetTicks uint64 // every pending request must finish within it
+
+	// Workload.
+	ThinkTicksMax    uint64
+	BatchMessagesMax int
+	PayloadBytesMax  int
+	Topics           int // created at the start
+	PartitionsMax    int // per topic at create
+	MetaPercent      int // share of metadata creates among client ops
+	ResendSends      bool
+
+	// Node.
+	CheckpointEveryOps  uint64
+	PartitionCacheBytes uint64
+
+	// Network (client <-> node).
+	NetDelayMeanTicks  float64
+	ResetPerMillion    int // per message: the connection resets
+	ClientTimeoutTicks uint64
+
+	// Disk.
+	DiskOpsPerTickMax    int
+	TornWrites           bool
+	ReadCorruptPerMille  int // partition segment reads after boot: one bit flipped
+	ReadErrorPerMille    int // partition segment reads after boot: EIO
+	DamagePerMillion     int // per tick: bit rot of a synced segment byte
+	MetaDamagePerMillion int // per tick: bit rot of a synced metadata byte
+
+	// Process.
+	KillPerMillion      int
+	PowerLossPerMillion int
+	DownTicksMax        uint64
+	PausePerMillion     int
+	PauseTicksMax       uint64
+
+	// Clock.
+	DriftPPM            int
+	ClockStepPerMillion int
+	ClockStepMaxMicros  uint64
+}
+
+// Draw decides the knobs of seed under profile. The draw uses its own PRNG
+// stream, so adding a knob at the end changes no earlier one.
+func Draw(seed uint64, p Profile) Knobs {
+	r := rand.New(rand.NewPCG(seed, 0x6b6e6f6273))
+	switch p {
+	case ProfileLite:
+		return drawLite(r)
+	case ProfileLiveness:
+		return drawLiveness(r)
+	}
+	return drawSwarm(r)
+}
+
+func between(r *rand.Rand, lo, hi int) int { return lo + r.IntN(hi-lo+1) }
+
+// coin is a swarm switch: the fault is on with probability 1/2.
+func coin(r *rand.Rand) bool { return r.IntN(2) == 0 }
+
+func base(r *rand.Rand, p Profile) Knobs {
+	return Knobs{
+		Profile: p, Replicas: 1, Clients: between(r, 2, 6),
+		FaultTicks: uint64(between(r, 2000, 5000)), HealBudgetTicks: 6000,
+		ThinkTicksMax: uint64(between(r, 0, 30)), BatchMessagesMax: between(r, 1, 40),
+		PayloadBytesMax: []int{64, 512, 4096, 20000}[r.IntN(4)], Topics: between(r, 1, 3),
+		PartitionsMax: between(r, 1, 3), MetaPercent: between(r, 2, 10), ResendSends: r.IntN(4) != 0,
+		CheckpointEveryOps: uint64([]int{4, 16, 64, 0}[r.IntN(4)]), PartitionCacheBytes: 1 << 20,
+		NetDelayMeanTicks: []float64{0, 0.5, 2, 8}[r.IntN(4)], ClientTimeoutTicks: uint64(between(r, 100, 400)),
+		DiskOpsPerTickMax: []int{1, 2, 4, 16}[r.IntN(4)], TornWrites: coin(r),
+		DownTicksMax: uint64(between(r, 1, 200)), DriftPPM: between(r, -500, 500),
+	}
+}
+
+func drawLite(r *rand.Rand) Knobs {
+	k := base(r, ProfileLite)
+	k.Clients = between(r, 2, 4)
+	k.FaultTicks = uint64(between(r, 800, 1500))
+	k.PayloadBytesMax = min(k.PayloadBytesMax, 4096)
+	k.KillPerMillion = between(r, 300, 1500)
+	k.PowerLossPerMillion = between(r, 300, 1500)
+	return k
+}
+
+func drawSwarm(r *rand.Rand) Knobs {
+	k := base(r, ProfileSwarm)
+	if coin(r) {
+		k.KillPerMillion = between(r, 100, 2000)
+	}
+	if coin(r) {
+		k.PowerLossPerMillion = between(r, 100, 2000)
+	}
+	if coin(r) {
+		k.PausePerMillion, k.PauseTicksMax = between(r, 100, 2000), uint64(between(r, 10, 600))
+	}
+	if coin(r) {
+		k.ResetPerMillion = between(r, 100, 20000)
+	}
+	if coin(r) {
+		k.ReadCorruptPerMille = between(r, 5, 200)
+	}
+	if coin(r) {
+		k.ReadErrorPerMille = between(r, 5, 100)
+	}
+	if r.IntN(4) == 0 {
+		k.DamagePerMillion = between(r, 50, 500)
+	}
+	if r.IntN(8) == 0 {
+		k.MetaDamagePerMillion = between(r, 20, 200)
+	}
+	if coin(r) {
+		k.ClockStepPerMillion, k.ClockStepMaxMicros = between(r, 100, 2000), uint64(between(r, 1, 60))*1_000_000
+	}
+	return k
+}
+
+func drawLiveness(r *rand.Rand) Knobs {
+	k := base(r, ProfileLiveness)
+	k.FaultTicks = uint64(between(r, 600, 1500))
+	k.KillPerMillion = between(r, 500, 3000)
+	k.PowerLossPerMillion = between(r, 500, 3000)
+	k.PausePerMillion, k.PauseTicksMax = between(r, 500, 3000), uint64(between(r, 10, 600))
+	k.ResetPerMillion = between(r, 1000, 30000)
+	k.ReadErrorPerMille = between(r, 0, 100)
+	k.ClockStepPerMillion, k.ClockStepMaxMicros = between(r, 0, 3000), 30_000_000
+	return k
+}
+
+// String prints every knob on one line, the first thing a run prints.
+func (k Knobs) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "profile=%s replicas=%d (metadata not replicated across nodes yet) clients=%d fault_ticks=%d heal_budget_ticks=%d",
+		k.Profile, k.Replicas, k.Clients, k.FaultTicks, k.HealBudgetTicks)
+	fmt.Fprintf(&b, " think_ticks_max=%d batch_messages_max=%d payload_bytes_max=%d topics=%d partitions_max=%d meta_percent=%d resend_sends=%t",
+		k.ThinkTicksMax, k.BatchMessagesMax, k.PayloadBytesMax, k.Topics, k.PartitionsMax, k.MetaPercent, k.ResendSends)
+	fmt.Fprintf(&b, " checkpoint_every_ops=%d net_delay_mean_ticks=%g reset_ppm=%d client_timeout_ticks=%d",
+		k.CheckpointEveryOps, k.NetDelayMeanTicks, k.ResetPerMillion, k.ClientTimeoutTicks)
+	fmt.Fprintf(&b, " disk_ops_per_tick_max=%d torn_writes=%t read_corrupt_permille=%d read_error_permille=%d damage_ppm=%d meta_damage_ppm=%d",
+		k.DiskOpsPerTickMax, k.TornWrites, k.ReadCorruptPerMille, k.ReadErrorPerMille, k.DamagePerMillion, k.MetaDamagePerMillion)
+	fmt.Fprintf(&b, " kill_ppm=%d power_loss_ppm=%d down_ticks_max=%d pause_ppm=%d pause_ticks_max=%d drift_ppm=%d clock_step_ppm=%d clock_step_max_us=%d",
+		k.KillPerMillion, k.PowerLossPerMillion, k.DownTicksMax, k.PausePerMillion, k.PauseTicksMax, k.DriftPPM,
+		k.ClockStepPerMillion, k.ClockStepMaxMicros)
+	return b.String()
+}

@@ -1,0 +1,164 @@
+package sim
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/io/clock"
+	"github.com/iggygo/iggy/io/compute"
+)
+
+// traceLineBytesMax bounds one line of a trace (a frame or a read of up to
+// 64 MiB, hex encoded).
+const traceLineBytesMax = 160 << 20
+
+// ReplayResult is what replaying a trace found.
+type ReplayResult struct {
+	Seed     uint64
+	Recorded uint64 // the hash the trace ends with
+	Replayed uint64 // the hash of the outputs the replay produced
+	Inputs   int
+}
+
+// Replay drives fresh nodes with exactly the inputs a gzip trace recorded,
+// taking their output at the same points, and hashes the outputs. It needs
+// no simulator state: it checks that the core is a deterministic function
+// of its inputs, and reproduces a failing run without the world around it.
+func Replay(r io.Reader) (ReplayResult, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return ReplayResult{}, fmt.Errorf("replay: %w", err)
+	}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), traceLineBytesMax)
+	var res ReplayResult
+	t := newTracer(nil)
+	var n *node.Node
+	for lineNo := 1; sc.Scan(); lineNo++ {
+		verb, f := parseFields(sc.Text())
+		if lineNo == 1 {
+			if sc.Text() != TraceVersion {
+				return res, fmt.Errorf("replay: trace version %q, this build replays %q", sc.Text(), TraceVersion)
+			}
+			continue
+		}
+		var err error
+		switch verb {
+		case "seed":
+			res.Seed, err = parseU64(arg(f, 0))
+		case "profile", "knobs":
+		case "node":
+			n, err = replayNode(t, f)
+		case "take":
+			if n == nil {
+				err = fmt.Errorf("take before node")
+				break
+			}
+			ready := n.TakeReady()
+			t.take(&ready)
+		case "end":
+			res.Recorded, err = strconv.ParseUint(arg(f, 0), 16, 64)
+			res.Replayed = t.sum()
+			if err == nil && res.Recorded != res.Replayed {
+				err = fmt.Errorf("hash %016x, recorded %016x", res.Replayed, res.Recorded)
+			}
+			return res, wrapLine(err, lineNo)
+		default:
+			var in any
+			in, err = parseInput(verb, f)
+			if err == nil && n == nil {
+				err = fmt.Errorf("input before node")
+			}
+			if err == nil {
+				n.Step(in)
+				res.Inputs++
+			}
+		}
+		if err != nil {
+			return res, wrapLine(err, lineNo)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return res, fmt.Errorf("replay: %w", err)
+	}
+	return res, fmt.Errorf("replay: the trace has no end line")
+}
+
+func wrapLine(err error, line int) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("replay: line %d: %w", line, err)
+}
+
+func arg(f []string, i int) string {
+	if i < len(f) {
+		return f[i]
+	}
+	return ""
+}
+
+func replayNode(t *tracer, f []string) (*node.Node, error) {
+	every, err1 := parseU64(arg(f, 0))
+	cache, err2 := parseU64(arg(f, 1))
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("bad node line %v", f)
+	}
+	p := nodeParams{CheckpointEveryOps: every, PartitionCacheBytes: cache}
+	t.nodeStart(p)
+	return newNode(p), nil
+}
+
+func parseInput(verb string, f []string) (any, error) {
+	switch verb {
+	case "tick":
+		ticks, err1 := parseU64(arg(f, 0))
+		micros, err2 := parseU64(arg(f, 1))
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("bad tick %v", f)
+		}
+		return clock.Tick{Ticks: ticks, NowMicros: micros}, nil
+	case "open":
+		conn, err1 := parseU64(arg(f, 0))
+		tr, err2 := parseU64(arg(f, 1))
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("bad open %v", f)
+		}
+		return bus.ConnOpened{Conn: bus.ConnID(conn), Transport: bus.Transport(tr), Addr: arg(f, 2)}, nil
+	case "close":
+		conn, err := parseU64(arg(f, 0))
+		return bus.ConnClosed{Conn: bus.ConnID(conn)}, err
+	case "frame":
+		conn, err1 := parseU64(arg(f, 0))
+		frame, err2 := hex.DecodeString(arg(f, 1))
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("bad frame %.40v", f)
+		}
+		return bus.ClientFrame{Conn: bus.ConnID(conn), Frame: frame}, nil
+	case "done":
+		b, err := hex.DecodeString(arg(f, 0))
+		if err != nil {
+			return nil, err
+		}
+		return decodeCompletion(b)
+	case "job":
+		id, err1 := parseU64(arg(f, 0))
+		code, err2 := strconv.ParseUint(arg(f, 1), 10, 32)
+		data, err3 := hex.DecodeString(arg(f, 2))
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, fmt.Errorf("bad job %v", f)
+		}
+		res := compute.Result{ID: id, Code: uint32(code)}
+		if len(data) > 0 {
+			res.Data = data
+		}
+		return res, nil
+	}
+	return nil, fmt.Errorf("unknown trace line %q", verb)
+}

@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"compress/gzip"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/iggygo/iggy/core/mark"
+	"github.com/iggygo/iggy/io/clock"
+	"github.com/iggygo/iggy/oracles"
+)
+
+// SweepStats aggregates the runs of a sweep.
+type SweepStats struct {
+	Seeds      int
+	Failed     []Result
+	Classified []Result
+	Marks      mark.Counts
+	Ticks      uint64
+	Ops        int
+	Porcupine  time.Duration
+	Wall       time.Duration
+}
+
+// SeedsPerSecond is the sweep's throughput in wall time.
+func (s *SweepStats) SeedsPerSecond() float64 {
+	if s.Wall <= 0 {
+		return 0
+	}
+	return float64(s.Seeds) / s.Wall.Seconds()
+}
+
+// SimPerWall is simulated seconds per wall second.
+func (s *SweepStats) SimPerWall() float64 {
+	if s.Wall <= 0 {
+		return 0
+	}
+	return float64(s.Ticks) * clock.TickMillis / 1000 / s.Wall.Seconds()
+}
+
+// PorcupineMillisPerSeed is the average linearizability check time.
+func (s *SweepStats) PorcupineMillisPerSeed() float64 {
+	if s.Seeds == 0 {
+		return 0
+	}
+	return float64(s.Porcupine.Microseconds()) / 1000 / float64(s.Seeds)
+}
+
+// MarkLines lists every mark with its number of hits, sorted by name.
+func (s *SweepStats) MarkLines() []string {
+	var out []string
+	for _, n := range s.Marks.Names() {
+		out = append(out, fmt.Sprintf("%s=%d", n, s.Marks[n]))
+	}
+	return out
+}
+
+// Vacuity fails a sweep that never crashed and restarted, never recovered
+// from lost unsynced writes, or never had porcupine check a read.
+func (s *SweepStats) Vacuity() error { return oracles.CheckVacuity(s.Marks, oracles.SweepRequired...) }
+
+// Sweep runs seeds a..b on every CPU (each run is single-threaded and
+// independent), calling progress after each run, in seed order for the
+// aggregates so the summary does not depend on scheduling.
+func Sweep(a, b uint64, p Profile, progress func(done, total int, s *SweepStats)) *SweepStats {
+	total := int(b - a + 1)
+	results := make([]Result, total)
+	st := &SweepStats{Marks: mark.Counts{}}
+	start := time.Now()
+	var mu sync.Mutex
+	next, done := 0, 0
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= total {
+					return
+				}
+				r := Run(a+uint64(i), p, nil)
+				mu.Lock()
+				results[i] = r
+				done++
+				if !r.OK() {
+					st.Failed = append(st.Failed, r)
+				}
+				st.Wall = time.Since(start)
+				st.Seeds = done
+				if progress != nil {
+					progress(done, total, st)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	st.Failed = st.Failed[:0]
+	for _, r := range results {
+		if !r.OK() {
+			st.Failed = append(st.Failed, r)
+		}
+		if r.Classified != "" {
+			st.Classified = append(st.Classified, r)
+		}
+		for n, c := range r.Marks {
+			st.Marks[n] += c
+		}
+		st.Ticks += r.Ticks
+		st.Ops += r.Ops
+		st.Porcupine += r.Porcupine.Elapsed
+	}
+	st.Seeds, st.Wall = total, time.Since(start)
+	return st
+}
+
+// RunRecorded runs one seed and writes its gzip trace to path.
+func RunRecorded(seed uint64, p Profile, path string) (Result, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return Result{}, fmt.Errorf("record: %w", err)
+	}
+	zw := gzip.NewWriter(f)
+	res := Run(seed, p, zw)
+	if err := zw.Close(); err != nil {
+		f.Close()
+		return res, fmt.Errorf("record: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return res, fmt.Errorf("record: %w", err)
+	}
+	return res, nil
+}

@@ -1,0 +1,235 @@
+package sim
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/io/clock"
+	"github.com/iggygo/iggy/io/compute"
+	"github.com/iggygo/iggy/io/storage"
+)
+
+// TraceVersion names the trace format and the simulator's behaviour: a
+// trace replays only under the version that wrote it.
+const TraceVersion = "iggy-sim-trace 1"
+
+// nodeParams is what a node incarnation is made from, besides the fixed
+// simulation config; a trace records it so a replay builds the same node.
+type nodeParams struct {
+	CheckpointEveryOps  uint64
+	PartitionCacheBytes uint64
+}
+
+// tracer hashes every output of every node incarnation (replies, disk
+// requests, jobs, logs, boot and fatal) and, when recording, writes every
+// input stepped into a node and every TakeReady, so that a replay can drive
+// fresh nodes with the same inputs and compare hashes.
+type tracer struct {
+	h       *xxh3.Hasher
+	scratch []byte
+	rec     *bufio.Writer // nil unless recording
+}
+
+func newTracer(rec io.Writer) *tracer {
+	t := &tracer{h: xxh3.New()}
+	if rec != nil {
+		t.rec = bufio.NewWriterSize(rec, 1<<20)
+	}
+	return t
+}
+
+func (t *tracer) line(format string, args ...any) {
+	if t.rec != nil {
+		fmt.Fprintf(t.rec, format+"\n", args...)
+	}
+}
+
+// header starts a recording: version, seed, profile and knobs.
+func (t *tracer) header(seed uint64, k Knobs) {
+	t.line("%s", TraceVersion)
+	t.line("seed %d", seed)
+	t.line("profile %s", k.Profile)
+	t.line("knobs %s", k)
+}
+
+func (t *tracer) nodeStart(p nodeParams) {
+	t.line("node %d %d", p.CheckpointEveryOps, p.PartitionCacheBytes)
+	t.hashBytes([]byte("node"))
+}
+
+// input records one input about to be stepped.
+func (t *tracer) input(in any) {
+	if t.rec == nil {
+		return
+	}
+	switch m := in.(type) {
+	case clock.Tick:
+		t.line("tick %d %d", m.Ticks, m.NowMicros)
+	case bus.ConnOpened:
+		t.line("open %d %d %s", m.Conn, m.Transport, m.Addr)
+	case bus.ConnClosed:
+		t.line("close %d", m.Conn)
+	case bus.ClientFrame:
+		t.line("frame %d %s", m.Conn, hex.EncodeToString(m.Frame))
+	case storage.Completion:
+		t.line("done %s", hex.EncodeToString(encodeCompletion(m)))
+	case compute.Result:
+		t.line("job %d %d %s", m.ID, m.Code, hex.EncodeToString(m.Data))
+	default:
+		panic(fmt.Sprintf("sim: tracing unknown input %T", in))
+	}
+}
+
+// take records a TakeReady and hashes what it returned.
+func (t *tracer) take(r *node.Ready) {
+	t.line("take")
+	for _, rep := range r.Replies {
+		t.u64(uint64(rep.Conn))
+		t.flag(rep.Close)
+		t.u64(uint64(len(rep.Parts)))
+		for _, p := range rep.Parts {
+			t.hashBytes(p)
+		}
+	}
+	for _, d := range r.Disk {
+		t.u64(uint64(d.ID))
+		t.u64(uint64(d.Op))
+		t.hashBytes([]byte(d.File))
+		t.hashBytes([]byte(d.Target))
+		t.u64(d.Offset)
+		t.u64(d.Len)
+		for _, b := range d.Data {
+			t.hashBytes(b)
+		}
+	}
+	for _, j := range r.Compute {
+		t.u64(j.ID)
+		t.u64(uint64(j.Kind))
+		t.hashBytes([]byte(j.Hash))
+	}
+	for _, l := range r.Logs {
+		t.hashBytes([]byte(l))
+	}
+	t.flag(r.Booted)
+	t.hashBytes([]byte(r.Fatal))
+}
+
+func (t *tracer) u64(v uint64) {
+	t.scratch = binary.AppendUvarint(t.scratch[:0], v)
+	_, _ = t.h.Write(t.scratch)
+}
+
+func (t *tracer) flag(b bool) { t.u64(boolU64(b)) }
+
+func (t *tracer) hashBytes(b []byte) {
+	t.u64(uint64(len(b)))
+	_, _ = t.h.Write(b)
+}
+
+func (t *tracer) sum() uint64 { return t.h.Sum64() }
+
+// finish writes the closing line with the hash.
+func (t *tracer) finish() error {
+	if t.rec == nil {
+		return nil
+	}
+	t.line("end %016x", t.sum())
+	return t.rec.Flush()
+}
+
+// encodeCompletion is a completion as bytes: id, result, error, data, entries.
+func encodeCompletion(c storage.Completion) []byte {
+	b := binary.AppendUvarint(nil, uint64(c.ID))
+	b = binary.AppendUvarint(b, uint64(c.Result))
+	b = appendBytes(b, []byte(c.Err))
+	b = binary.AppendUvarint(b, boolU64(c.Data != nil))
+	b = appendBytes(b, c.Data)
+	b = binary.AppendUvarint(b, uint64(len(c.Entries)))
+	for _, e := range c.Entries {
+		b = appendBytes(b, []byte(e.Name))
+		b = binary.AppendUvarint(b, e.Size)
+		b = binary.AppendUvarint(b, boolU64(e.IsDir))
+	}
+	return b
+}
+
+func boolU64(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func appendBytes(b, v []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+// decoder reads what encodeCompletion wrote; a short or bad record sets err.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = fmt.Errorf("bad varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.err = fmt.Errorf("bad length %d", n)
+		return nil
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func decodeCompletion(b []byte) (storage.Completion, error) {
+	d := &decoder{b: b}
+	c := storage.Completion{ID: storage.ReqID(d.uvarint()), Result: storage.Result(d.uvarint())}
+	c.Err = string(d.bytes())
+	hasData := d.uvarint() == 1
+	if data := d.bytes(); hasData {
+		c.Data = append([]byte{}, data...)
+	}
+	entries := d.uvarint()
+	for i := uint64(0); i < entries && d.err == nil; i++ {
+		e := storage.Entry{Name: string(d.bytes()), Size: d.uvarint()}
+		e.IsDir = d.uvarint() == 1
+		c.Entries = append(c.Entries, e)
+	}
+	return c, d.err
+}
+
+// NewGzipRecorder wraps w so a recording is compressed (payload padding
+// compresses well); close the returned writer after the run.
+func NewGzipRecorder(w io.Writer) *gzip.Writer { return gzip.NewWriter(w) }
+
+// parseFields splits a trace line into its verb and fields.
+func parseFields(line string) (string, []string) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return "", nil
+	}
+	return f[0], f[1:]
+}
+
+func parseU64(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) }

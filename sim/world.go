@@ -1,0 +1,272 @@
+// Package sim is the deterministic simulator: the same core that serves
+// clients, driven in one goroutine by one seeded PRNG, with no wall clock.
+// A run draws its knobs from the seed and prints them, then steps a node
+// (one replica for now: the metadata group is not replicated across nodes
+// yet) over a faulty simulated disk, with simulated clients speaking real
+// frames over a network seam that delays and resets connections, crashes,
+// restarts and pauses the process, drifts and steps its clock, and finally
+// heals everything and checks the history with the oracles package.
+package sim
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/iggygo/iggy/core/mark"
+	"github.com/iggygo/iggy/oracles"
+	simdisk "github.com/iggygo/iggy/sim/disk"
+)
+
+// ticksMax bounds a run whatever the knobs say.
+const ticksMax = 200_000
+
+// Result is the outcome of one run.
+type Result struct {
+	Seed  uint64
+	Knobs Knobs
+	Ticks uint64
+	Ops   int
+	Trace uint64 // hash of every output of every node incarnation
+	// Failure is "<oracle>: <reason>" when the run failed, else "".
+	Failure string
+	// Classified is set when the run ended in a state the fault atlas calls
+	// legitimately unrecoverable (data damaged at rest on its only copy).
+	Classified string
+	Marks      mark.Counts
+	Porcupine  oracles.LinearizabilityStats
+	Wall       time.Duration
+	// Details explains a failure at length (the history of the partition
+	// that is not linearizable).
+	Details string
+}
+
+// OK reports a passing run.
+func (r *Result) OK() bool { return r.Failure == "" }
+
+// Line is the last line iggy-sim prints for a run.
+func (r *Result) Line() string {
+	if r.Failure != "" {
+		return "FAIL: " + r.Failure
+	}
+	return fmt.Sprintf("seed=%d ticks=%d ops=%d trace=%016x ok", r.Seed, r.Ticks, r.Ops, r.Trace)
+}
+
+// World is one run's universe.
+type World struct {
+	seed    uint64
+	knobs   Knobs
+	rng     *rand.Rand
+	tick    uint64
+	seq     oracles.Time
+	disk    *simdisk.Disk
+	host    host
+	links   []*link
+	clients []*client
+	catalog *catalog
+	hist    oracles.History
+	marks   mark.Counts
+	trace   *tracer
+
+	lastConn           uint64
+	batches            uint64
+	ops                int
+	healed             bool
+	healTick           uint64
+	finished           bool
+	lostUnsynced       bool // a power loss dropped unsynced bytes since the last boot
+	injectedReadFaults int
+	failure            string
+	classified         string
+	events             []string
+}
+
+// Run simulates seed under profile. rec, when set, receives the trace
+// (uncompressed; wrap it with NewGzipRecorder for iggy-sim -record).
+func Run(seed uint64, p Profile, rec io.Writer) Result {
+	start := time.Now()
+	w := newWorld(seed, Draw(seed, p), rec)
+	w.run()
+	res := w.result()
+	res.Wall = time.Since(start)
+	return res
+}
+
+func newWorld(seed uint64, k Knobs, rec io.Writer) *World {
+	w := &World{
+		seed: seed, knobs: k, rng: rand.New(rand.NewPCG(seed, 0x73696d)),
+		catalog: newCatalog(), marks: mark.Counts{}, trace: newTracer(rec),
+	}
+	w.hist.Final = map[oracles.PartKey][]oracles.Msg{}
+	w.disk = simdisk.New(simdisk.Options{Seed: w.rng.Uint64(), TornWrites: k.TornWrites, Faults: w.injector})
+	w.host.clock = driftClock{ppm: k.DriftPPM}
+	w.host.params = nodeParams{CheckpointEveryOps: k.CheckpointEveryOps, PartitionCacheBytes: k.PartitionCacheBytes}
+	for i := range k.Clients {
+		w.clients = append(w.clients, w.newClient(i))
+	}
+	w.trace.header(seed, k)
+	return w
+}
+
+// next is the next history time.
+func (w *World) next() oracles.Time {
+	w.seq++
+	return w.seq
+}
+
+func (w *World) fail(oracle, reason string) {
+	if w.failure == "" {
+		w.failure = oracle + ": " + reason
+	}
+}
+
+func (w *World) classify(rule, reason string) {
+	if w.classified == "" {
+		w.classified = rule + ": " + reason
+	}
+}
+
+func (w *World) stopped() bool { return w.failure != "" || w.classified != "" }
+
+func (w *World) run() {
+	w.startNode()
+	for w.tick = 1; w.tick <= ticksMax && !w.stopped(); w.tick++ {
+		if !w.healed && w.tick > w.knobs.FaultTicks {
+			w.heal()
+		}
+		if w.faulty() {
+			w.faults()
+		}
+		w.stepNode()
+		w.deliverToClients()
+		for _, c := range w.clients {
+			w.act(c)
+		}
+		w.pruneLinks()
+		if w.finished {
+			break
+		}
+		if w.healed && w.tick > w.healTick+w.knobs.HealBudgetTicks {
+			w.fail("liveness", oracles.CheckLiveness(w.pending(), w.knobs.HealBudgetTicks).Error())
+		}
+	}
+	if w.tick > ticksMax {
+		w.fail("liveness", fmt.Sprintf("no end after %d ticks", ticksMax))
+	}
+}
+
+// heal stops every fault: the node comes back at once if it is down.
+func (w *World) heal() {
+	w.healed, w.healTick = true, w.tick
+	w.marks.Hit("sim.healed")
+	h := &w.host
+	h.pausedUntil = 0
+	if h.node == nil {
+		h.restartAt = w.tick
+	}
+}
+
+// pending lists what clients still wait for.
+func (w *World) pending() []oracles.Pending {
+	var out []oracles.Pending
+	for _, c := range w.clients {
+		switch {
+		case c.op != nil:
+			out = append(out, oracles.Pending{Client: c.idx, What: c.op.String(), Since: c.op.since})
+		case !c.done:
+			out = append(out, oracles.Pending{Client: c.idx, What: w.clientState(c), Since: w.healTick})
+		}
+	}
+	return out
+}
+
+func (w *World) clientState(c *client) string {
+	switch {
+	case w.host.fatal != "":
+		return "the node is stopped: " + w.host.fatal
+	case c.link == nil:
+		return "not connected"
+	case !c.bound:
+		return "not logged in"
+	}
+	return "idle, not done"
+}
+
+// deliverToClients hands due replies and resets to the clients; replies
+// on links their client gave up are captured for the oracles.
+func (w *World) deliverToClients() {
+	for _, l := range w.links {
+		for len(l.toClient) > 0 && l.toClient[0].at <= w.tick {
+			d := l.toClient[0]
+			l.toClient = l.toClient[1:]
+			c := l.client
+			live := c.link == l && !l.clientGone
+			switch {
+			case d.close && live:
+				w.lost(c)
+			case d.close:
+			case live:
+				w.onFrame(c, d.frame)
+			default:
+				w.capture(l, d.frame)
+			}
+		}
+		if l.resetAt != 0 && l.resetAt <= w.tick && l.client.link == l {
+			w.lost(l.client)
+		}
+	}
+}
+
+// pruneLinks forgets links both ends are done with.
+func (w *World) pruneLinks() {
+	w.links = slices.DeleteFunc(w.links, func(l *link) bool {
+		return l.client.link != l && l.nodeGone && len(l.toNode) == 0 && len(l.toClient) == 0
+	})
+}
+
+// result runs the oracles over the history.
+func (w *World) result() Result {
+	res := Result{Seed: w.seed, Knobs: w.knobs, Ticks: w.tick, Ops: w.ops, Marks: w.marks}
+	if err := w.trace.finish(); err != nil {
+		w.fail("trace", err.Error())
+	}
+	res.Trace = w.trace.sum()
+	if w.failure == "" {
+		w.check(&res)
+	}
+	res.Failure, res.Classified = w.failure, w.classified
+	if res.Failure != "" {
+		res.Details += w.eventReport()
+	}
+	return res
+}
+
+func (w *World) check(res *Result) {
+	st, err := oracles.CheckLinearizable(&w.hist)
+	res.Porcupine = st
+	if st.Reads > 0 {
+		w.marks.Hit(oracles.MarkPorcupineRead)
+	}
+	if err != nil {
+		w.fail("linearizability", err.Error())
+		if st.Failed != nil {
+			res.Details = oracles.DescribePartition(&w.hist, *st.Failed)
+		}
+		return
+	}
+	for _, c := range []struct {
+		name  string
+		check func(*oracles.History) error
+	}{{"offsets", oracles.CheckOffsets}, {"consumer-offsets", oracles.CheckConsumerOffsets}, {"metadata", oracles.CheckMetadata}} {
+		if err := c.check(&w.hist); err != nil {
+			if u, ok := err.(*oracles.Unrecoverable); ok {
+				w.classify(u.Rule, u.Reason)
+				continue
+			}
+			w.fail(c.name, err.Error())
+			return
+		}
+	}
+}
