@@ -59,7 +59,7 @@ func (u *Unrecoverable) Error() string { return "unrecoverable (" + u.Rule + "):
 // before they are acknowledged); nothing is listed that nobody tried to
 // create; partition counts stay between what was acknowledged and what was
 // attempted. After metadata damaged at rest a violation is Unrecoverable.
-// (STOR-1, STOR-7, RES-38)
+// (STOR-7)
 func CheckMetadata(h *History) error {
 	err := checkMetadata(h)
 	if err == nil {

@@ -9,7 +9,7 @@ import (
 // within a node epoch, no message that was never sent, no duplicate beyond
 // the attempts that reached the node, whole batches in the final log, no
 // acknowledged write lost, and current offsets that never go back within
-// an epoch. (MSG-1, MSG-10, STOR-7, STOR-9)
+// an epoch. (MSG-10, MSG-13, STOR-45, RES-38, VSR-28)
 func CheckOffsets(h *History) error {
 	sent := sentBatches(h)
 	if err := checkEpochOffsets(h, sent); err != nil {

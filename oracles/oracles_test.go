@@ -10,7 +10,7 @@ var p0 = PartKey{Stream: "s", Topic: "t", Partition: 0}
 
 // A persisted append acknowledged before a power loss must survive it; a
 // replicated one may be lost. Porcupine sees the difference through the
-// reads after the crash. (covers STOR-7, MSG-1)
+// reads after the crash. (covers RES-37, RES-38, STOR-45)
 func TestLinearizableCrashKeepsOnlyCoveredAcks(t *testing.T) {
 	for _, tc := range []struct {
 		policy Durability
@@ -55,7 +55,7 @@ func TestLinearizableReadsAndUnknowns(t *testing.T) {
 }
 
 // The O(n) oracle: a batch lost from the final log after a persisted ack
-// fails, a duplicate needs a resend. (covers STOR-9)
+// fails, a duplicate needs a resend. (covers STOR-45, VSR-28)
 func TestOffsetsFinalLog(t *testing.T) {
 	a := &Append{Part: p0, Batch: 7, Count: 2, Policy: DurabilityPersisted, Outcome: OutcomeOK, Base: 0, Call: 1, Return: 2}
 	h := &History{Appends: []*Append{a}, Final: map[PartKey][]Msg{p0: {{7, 0}, {7, 1}}}}
@@ -77,7 +77,7 @@ func TestOffsetsFinalLog(t *testing.T) {
 }
 
 // Metadata: an acknowledged stream must be listed later; after damage at
-// rest the violation is classified instead. (covers STOR-1)
+// rest the violation is classified instead. (covers STOR-7)
 func TestMetadataDurability(t *testing.T) {
 	h := &History{
 		Creates: []*MetaCreate{{Kind: CreateStream, Stream: "a", Outcome: OutcomeOK, Call: 1, Return: 2}},
@@ -93,7 +93,7 @@ func TestMetadataDurability(t *testing.T) {
 	}
 }
 
-// Consumer offsets: exact within an epoch, bounded across a crash. (covers CGRP-9)
+// Consumer offsets: exact within an epoch, bounded across a crash. (covers CGRP-9, MSG-12)
 func TestConsumerOffsets(t *testing.T) {
 	h := &History{
 		Stores: []*OffsetStore{{Part: p0, Consumer: 1, Value: 5, Outcome: OutcomeOK, Call: 1, Return: 2}},

@@ -51,7 +51,10 @@ func (w *World) nextFinal(c *client) *op {
 		o.final = true
 		return o
 	case f.cur < len(f.parts):
-		return w.finalPoll(f)
+		if o := w.finalPoll(f); o != nil || w.stopped() {
+			return o
+		}
+		return w.nextFinal(c) // the partition was given up
 	}
 	c.done = true
 	w.finished = true
@@ -77,7 +80,7 @@ func (w *World) finalPoll(f *finalRead) *op {
 		}
 		w.marks.Hit("sim.final.damaged_partition_skipped")
 		f.cur, f.acc, f.failures = f.cur+1, nil, 0
-		return w.finalPoll(f)
+		return nil
 	}
 	return o
 }

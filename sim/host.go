@@ -50,6 +50,7 @@ func (w *World) startNode() {
 	h.node = newNode(h.params)
 	w.trace.nodeStart(h.params)
 	w.step(h.clock.at(w.tick))
+	w.trace.line("boot")
 	h.node.Boot()
 	w.take()
 }
@@ -148,9 +149,19 @@ func (w *World) nodeFatal(msg string) {
 	h := &w.host
 	h.fatal = msg
 	w.event("node fatal: %s", msg)
+	for _, p := range w.disk.Files() {
+		if strings.HasPrefix(p, "metadata/") {
+			img, _ := w.disk.File(p)
+			w.event("  %s: %d bytes (%d durable)", p, len(img.Volatile), len(img.Durable))
+		}
+	}
 	w.marks.Hit("sim.node.fatal")
-	if len(w.hist.Damages) > 0 || len(w.hist.MetaDamages) > 0 {
-		w.classify("fatal-after-damage", fmt.Sprintf("the node stopped after data was damaged at rest on its only copy: %s", msg))
+	switch {
+	case len(w.hist.MetaDamages) > 0:
+		w.classify("metadata-damaged", "the node stopped after metadata was damaged at rest on its only copy: "+msg)
+		return
+	case len(w.hist.Damages) > 0 && strings.Contains(msg, "failed to recover"):
+		w.classify("segment-damaged", "the node stopped after a segment was damaged at rest on its only copy: "+msg)
 		return
 	}
 	w.fail("node", "fatal: "+msg)
@@ -199,6 +210,7 @@ func (w *World) linkDied(l *link) {
 			w.undelivered(d.att)
 		}
 	}
+	w.captureInFlight(l)
 	if l.att != nil {
 		w.bounded(l.att)
 	}

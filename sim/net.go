@@ -94,6 +94,7 @@ func (w *World) reset(l *link) {
 		}
 	}
 	l.toNode = nil
+	w.captureInFlight(l)
 	l.toClient = nil
 	if !l.nodeGone {
 		l.queueToNode(w, delivery{close: true})
@@ -124,5 +125,15 @@ func (w *World) reply(l *link, frame []byte, closing bool) {
 		l.toClient = append(l.toClient, delivery{at: at, close: true})
 		l.nodeGone = true
 		w.host.closed = append(w.host.closed, l.id)
+	}
+}
+
+// captureInFlight reads, for the oracles, the replies a broken link loses:
+// the node sent them, so they are what happened.
+func (w *World) captureInFlight(l *link) {
+	for _, d := range l.toClient {
+		if len(d.frame) > 0 {
+			w.capture(l, d.frame)
+		}
 	}
 }

@@ -55,6 +55,12 @@ func Replay(r io.Reader) (ReplayResult, error) {
 		case "profile", "knobs":
 		case "node":
 			n, err = replayNode(t, f)
+		case "boot":
+			if n == nil {
+				err = fmt.Errorf("boot before node")
+				break
+			}
+			n.Boot()
 		case "take":
 			if n == nil {
 				err = fmt.Errorf("take before node")

@@ -138,3 +138,20 @@ func RunRecorded(seed uint64, p Profile, path string) (Result, error) {
 	}
 	return res, nil
 }
+
+// merge adds o's runs to s.
+func (s *SweepStats) merge(o *SweepStats) {
+	if s.Marks == nil {
+		s.Marks = mark.Counts{}
+	}
+	s.Seeds += o.Seeds
+	s.Failed = append(s.Failed, o.Failed...)
+	s.Classified = append(s.Classified, o.Classified...)
+	for n, c := range o.Marks {
+		s.Marks[n] += c
+	}
+	s.Ticks += o.Ticks
+	s.Ops += o.Ops
+	s.Porcupine += o.Porcupine
+	s.Wall += o.Wall
+}

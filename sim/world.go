@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/iggygo/iggy/core/mark"
@@ -88,10 +90,33 @@ type World struct {
 func Run(seed uint64, p Profile, rec io.Writer) Result {
 	start := time.Now()
 	w := newWorld(seed, Draw(seed, p), rec)
-	w.run()
+	panicked := w.runGuarded()
 	res := w.result()
+	if panicked != "" {
+		res.Failure, res.Details = "panic: "+firstLine(panicked), panicked+res.Details
+	}
 	res.Wall = time.Since(start)
 	return res
+}
+
+// runGuarded runs the world and turns a panic (a failed assertion in the
+// core or the simulator) into a failure of this seed with its stack.
+func (w *World) runGuarded() (panicked string) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
+			w.fail("panic", fmt.Sprint(r))
+		}
+	}()
+	w.run()
+	return ""
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func newWorld(seed uint64, k Knobs, rec io.Writer) *World {

@@ -4,14 +4,23 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/iggygo/iggy/sim"
 )
 
+// progressEvery paces the progress line.
+const progressEvery = time.Second
+
 // runSweep runs seeds a..b, printing a progress line every few seconds and
 // a summary; it fails when a seed fails or the sweep was vacuous.
 func runSweep(a, b uint64, p sim.Profile) int {
+	var shown time.Time
 	s := sim.Sweep(a, b, p, func(done, total int, st *sim.SweepStats) {
+		if time.Since(shown) < progressEvery && done < total {
+			return
+		}
+		shown = time.Now()
 		fmt.Fprintf(os.Stderr, "\r%d/%d seeds, %d failed, %.1f seeds/s", done, total, len(st.Failed), st.SeedsPerSecond())
 	})
 	fmt.Fprintln(os.Stderr)

@@ -1,0 +1,42 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/iggygo/iggy/oracles"
+)
+
+// The CI sweep: 200 seeds over the three profiles. A seed fails the test
+// unless its failure is a known open core bug (seeds/open-bugs.txt); the
+// sweep as a whole fails when it was vacuous (never restarted, never
+// recovered from lost unsynced writes, never had porcupine check a read).
+// A failing seed belongs in seeds/corpus.txt. (covers STOR-1, STOR-7,
+// STOR-45, RES-37, RES-38, MSG-10, MSG-12, MSG-13, CGRP-9, SESS-18, VSR-28)
+func TestSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweep skipped in -short")
+	}
+	bugs := loadOpenBugs(t)
+	total := &SweepStats{}
+	for _, r := range []struct {
+		p    Profile
+		a, b uint64
+	}{{ProfileLite, 1, 100}, {ProfileLiveness, 1, 50}, {ProfileSwarm, 1, 50}} {
+		s := Sweep(r.a, r.b, r.p, nil)
+		t.Logf("%s %d-%d: %.1f seeds/s, %.0f simulated s per wall s, porcupine %.1f ms/seed, %d classified",
+			r.p, r.a, r.b, s.SeedsPerSecond(), s.SimPerWall(), s.PorcupineMillisPerSeed(), len(s.Classified))
+		for _, f := range s.Failed {
+			if b := known(bugs, f.Failure); b != nil {
+				t.Logf("seed %d %s: open bug: %s (%s)", f.Seed, r.p, f.Failure, b.what)
+				continue
+			}
+			t.Errorf("seed %d %s: %s\n%s", f.Seed, r.p, f.Line(), f.Details)
+		}
+		total.merge(s)
+	}
+	if err := oracles.CheckVacuity(total.Marks, oracles.SweepRequired...); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d seeds in %v", total.Seeds, total.Wall.Round(time.Millisecond))
+}
