@@ -213,6 +213,9 @@ func (w *World) settleCreate(a *attempt, o *op, status wire.Code, payload []byte
 	switch status {
 	case wire.OK:
 		cr.Outcome = oracles.OutcomeOK
+		if o.tries > 1 {
+			w.marks.Hit("sim.meta.retry_answered_ok")
+		}
 	case wire.StreamNameAlreadyExists, wire.TopicNameAlreadyExists:
 		cr.Exists = true
 		w.marks.Hit("sim.meta.retry_found_existing")
