@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"path"
 	"strconv"
 	"strings"
 
@@ -79,11 +81,11 @@ func (w *World) injector(req *storage.Request, rng *rand.Rand) simdisk.Fault {
 	switch {
 	case w.knobs.ReadCorruptPerMille > 0 && rng.IntN(1000) < w.knobs.ReadCorruptPerMille:
 		w.marks.Hit("sim.disk.read_corrupted")
-		w.injectedReadFaults++
+		w.readFaults[path.Dir(req.File)]++
 		return simdisk.FaultCorruptRead
 	case w.knobs.ReadErrorPerMille > 0 && rng.IntN(1000) < w.knobs.ReadErrorPerMille:
 		w.marks.Hit("sim.disk.read_error")
-		w.injectedReadFaults++
+		w.readFaults[path.Dir(req.File)]++
 		return simdisk.FaultIOError
 	}
 	return simdisk.FaultNone
@@ -180,4 +182,15 @@ func recordAt(img []byte, pos, start uint64) uint64 {
 		offset = h.BaseOffset + uint64(h.Count)
 	}
 	return offset
+}
+
+// partitionDir is where partition k lives on disk, once the ids of its
+// stream and topic are known.
+func (w *World) partitionDir(k oracles.PartKey) (string, bool) {
+	s := w.catalog.stream(k.Stream)
+	t := w.catalog.topic(k.Stream, k.Topic)
+	if s == nil || t == nil || !s.idKnown || !t.idKnown {
+		return "", false
+	}
+	return fmt.Sprintf("streams/%d/topics/%d/partitions/%d", s.id, t.id, k.Partition), true
 }

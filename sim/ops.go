@@ -148,6 +148,9 @@ func (w *World) settleSend(a *attempt, status wire.Code, payload []byte) {
 	if status != wire.OK {
 		a.app.Outcome = oracles.OutcomeFailed
 		w.marks.Hit("sim.send.refused_" + fmt.Sprint(uint32(status)))
+		if notFound(status) {
+			w.unexpected(o, status) // the topic's create was acknowledged
+		}
 		return
 	}
 	confs, code := wire.DecodeSendConfirmations(payload)
@@ -217,4 +220,14 @@ func (w *World) capture(l *link, frame []byte) {
 	}
 	w.marks.Hit("sim.net.reply_captured")
 	w.settle(a, status, payload, true)
+}
+
+// notFound: the answer says an acknowledged stream, topic or partition is
+// not there.
+func notFound(status wire.Code) bool {
+	switch status {
+	case wire.StreamIdNotFound, wire.StreamNameNotFound, wire.TopicIdNotFound, wire.TopicNameNotFound, wire.PartitionNotFound:
+		return true
+	}
+	return false
 }

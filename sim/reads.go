@@ -43,8 +43,12 @@ func (w *World) unexpected(o *op, status wire.Code) {
 func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) {
 	if status == wire.CannotReadMessage {
 		w.marks.Hit("sim.poll.cannot_read")
-		if w.injectedReadFaults > 0 {
+		switch dir, ok := w.partitionDir(o.part); {
+		case !ok:
+		case w.readFaults[dir] > 0:
 			w.marks.Hit("sim.poll.read_fault_surfaced")
+		case !w.damaged(o.part):
+			w.fail("availability", fmt.Sprintf("%s answered CannotReadMessage, with no read fault or damage in that partition", o))
 		}
 		return
 	}

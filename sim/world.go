@@ -64,17 +64,17 @@ type World struct {
 	marks   mark.Counts
 	trace   *tracer
 
-	lastConn           uint64
-	batches            uint64
-	ops                int
-	healed             bool
-	healTick           uint64
-	finished           bool
-	lostUnsynced       bool // a power loss dropped unsynced bytes since the last boot
-	injectedReadFaults int
-	failure            string
-	classified         string
-	events             []string
+	lastConn     uint64
+	batches      uint64
+	ops          int
+	healed       bool
+	healTick     uint64
+	finished     bool
+	lostUnsynced bool           // a power loss dropped unsynced bytes since the last boot
+	readFaults   map[string]int // injected read faults per partition directory
+	failure      string
+	classified   string
+	events       []string
 }
 
 // Run simulates seed under profile. rec, when set, receives the trace
@@ -114,7 +114,7 @@ func firstLine(s string) string {
 func newWorld(seed uint64, k Knobs, rec io.Writer) *World {
 	w := &World{
 		seed: seed, knobs: k, rng: rand.New(rand.NewPCG(seed, 0x73696d)),
-		catalog: newCatalog(), marks: mark.Counts{}, trace: newTracer(rec),
+		catalog: newCatalog(), marks: mark.Counts{}, trace: newTracer(rec), readFaults: map[string]int{},
 	}
 	w.hist.Final = map[oracles.PartKey][]oracles.Msg{}
 	w.disk = simdisk.New(simdisk.Options{Seed: w.rng.Uint64(), TornWrites: k.TornWrites, Faults: w.injector})
