@@ -1,6 +1,7 @@
 package node
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -12,11 +13,14 @@ import (
 
 // Metadata files, fixed names under the data root.
 const (
-	metadataDir  = "metadata"
-	journalDir   = "metadata/journal"
-	snapshotPath = "metadata/snapshot.bin"
-	snapshotTemp = "metadata/snapshot.tmp"
+	metadataDir = "metadata"
+	journalDir  = "metadata/journal"
 )
+
+// snapshotPath names the image of the checkpoint at op. Each checkpoint
+// writes a new file, so the image the durable superblock names is never
+// overwritten before a newer superblock is durable.
+func snapshotPath(op uint64) string { return fmt.Sprintf("metadata/snapshot-%020d.bin", op) }
 
 // superblockPaths are the two slots, written in turn.
 var superblockPaths = [2]string{"metadata/superblock.a", "metadata/superblock.b"}
@@ -148,7 +152,7 @@ func (b *booter) superblocksRead() {
 		return
 	}
 	b.phase = bootReadingSnapshot
-	b.read([]string{snapshotPath}, []uint64{sb.SnapshotSize})
+	b.read([]string{snapshotPath(sb.CheckpointOp)}, []uint64{sb.SnapshotSize})
 }
 
 // snapshotRead restores the checkpoint image (ROOT-11: a checkpoint above op
@@ -157,12 +161,12 @@ func (b *booter) snapshotRead() {
 	n := b.n
 	img := b.data[0]
 	if uint64(len(img)) != b.sb.SnapshotSize || xxh3.Hash(img) != b.sb.SnapshotChecksum {
-		n.fatal("refusing %s: it does not match the superblock's checksum of checkpoint op %d", snapshotPath, b.sb.CheckpointOp)
+		n.fatal("refusing %s: it does not match the superblock's checksum of checkpoint op %d", snapshotPath(b.sb.CheckpointOp), b.sb.CheckpointOp)
 		return
 	}
 	op, meta, clients, err := decodeImage(img)
 	if err != nil || op != b.sb.CheckpointOp {
-		n.fatal("refusing %s: %v (op %d, superblock checkpoint op %d)", snapshotPath, err, op, b.sb.CheckpointOp)
+		n.fatal("refusing %s: %v (op %d, superblock checkpoint op %d)", snapshotPath(b.sb.CheckpointOp), err, op, b.sb.CheckpointOp)
 		return
 	}
 	n.meta, n.clients = meta, clients
@@ -324,26 +328,34 @@ func (b *booter) scanSegments() ([]vsr.Prepare, uint64, string) {
 // checkpoint, or, without a checkpoint, whose op 1 is not the creation of
 // root (ROOT-12, ROOT-13, ROOT-14, ROOT-15).
 func checkOps(ps []vsr.Prepare, checkpoint uint64) string {
-	if len(ps) == 0 {
+	// Ops at or below the checkpoint are covered by its image: segments of
+	// them may survive in any order, as their deletes complete out of order.
+	after := ps[:0:0]
+	for _, p := range ps {
+		if p.Op > checkpoint {
+			after = append(after, p)
+		}
+	}
+	if len(after) == 0 {
 		if checkpoint == 0 {
 			return "no complete entry, so no root creation at op 1"
 		}
 		return ""
 	}
-	for i := 1; i < len(ps); i++ {
-		if ps[i].Op != ps[i-1].Op+1 {
-			return "op " + itoa(ps[i].Op) + " follows op " + itoa(ps[i-1].Op)
+	for i := 1; i < len(after); i++ {
+		if after[i].Op != after[i-1].Op+1 {
+			return "op " + itoa(after[i].Op) + " follows op " + itoa(after[i-1].Op)
 		}
 	}
-	if ps[0].Op > checkpoint+1 {
-		return "ops " + itoa(checkpoint+1) + ".." + itoa(ps[0].Op-1) + " are missing after checkpoint " + itoa(checkpoint)
+	if after[0].Op != checkpoint+1 {
+		return "ops " + itoa(checkpoint+1) + ".." + itoa(after[0].Op-1) + " are missing after checkpoint " + itoa(checkpoint)
 	}
 	if checkpoint > 0 {
 		return ""
 	}
-	p := ps[0]
-	if p.Op != 1 || p.Kind != vsr.KindCommand || !isRootCommand(p.Body) {
-		return "op " + itoa(p.Op) + " (kind " + itoa(uint64(p.Kind)) + ") is not the creation of the root user at op 1"
+	p := after[0]
+	if p.Kind != vsr.KindCommand || !isRootCommand(p.Body) {
+		return "op 1 (kind " + itoa(uint64(p.Kind)) + ") is not the creation of the root user"
 	}
 	return ""
 }

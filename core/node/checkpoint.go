@@ -10,14 +10,16 @@ import (
 // the journal replayed at boot stays this many ops long at most.
 const checkpointEveryOpsDefault = 16384
 
-// checkpointing is a checkpoint under way: its image is being made durable
-// as snapshot.bin, then named by a new superblock.
+// checkpointing is a checkpoint under way: its image is made durable in a
+// file of its own, then named by a new superblock; only then is the previous
+// image deleted, so a crash at any point leaves the durable superblock
+// naming an image that exists.
 type checkpointing struct {
-	op       uint64
-	size     uint64
-	checksum uint64
-	rename   storage.ReqID
-	sync     storage.ReqID
+	op        uint64
+	size      uint64
+	checksum  uint64
+	imageSync storage.ReqID // the image file is durable
+	sync      storage.ReqID // the superblock naming it is durable
 }
 
 // maybeCheckpoint starts a checkpoint at the commit point when enough ops
@@ -36,14 +38,14 @@ func (n *Node) maybeCheckpoint() {
 	n.ckpt = &checkpointing{op: op, size: uint64(len(img)), checksum: xxh3.Hash(img)}
 	n.journal.Rotate()
 	o := owner{kind: ownerCheckpoint}
-	n.submit(o, storage.Request{Op: storage.OpCreate, File: snapshotTemp})
-	n.submit(o, storage.Request{Op: storage.OpTruncate, File: snapshotTemp})
-	n.submit(o, storage.Request{Op: storage.OpWrite, File: snapshotTemp, Data: [][]byte{img}})
-	n.submit(o, storage.Request{Op: storage.OpSync, File: snapshotTemp})
-	n.ckpt.rename = n.submit(o, storage.Request{Op: storage.OpRename, File: snapshotTemp, Target: snapshotPath})
+	path := snapshotPath(op)
+	n.submit(o, storage.Request{Op: storage.OpCreate, File: path})
+	n.submit(o, storage.Request{Op: storage.OpTruncate, File: path})
+	n.submit(o, storage.Request{Op: storage.OpWrite, File: path, Data: [][]byte{img}})
+	n.ckpt.imageSync = n.submit(o, storage.Request{Op: storage.OpSync, File: path})
 }
 
-// checkpointCompletion advances a checkpoint: once the image is in place the
+// checkpointCompletion advances a checkpoint: once the image is durable the
 // superblock names it; once that is durable the covered journal is released.
 func (n *Node) checkpointCompletion(c storage.Completion) {
 	if c.Result != storage.ResultOK {
@@ -51,7 +53,7 @@ func (n *Node) checkpointCompletion(c storage.Completion) {
 		return
 	}
 	switch c.ID {
-	case n.ckpt.rename:
+	case n.ckpt.imageSync:
 		// The view fields carry over: a checkpoint never moves the view.
 		sb := n.superblock
 		sb.Sequence++
@@ -59,6 +61,9 @@ func (n *Node) checkpointCompletion(c storage.Completion) {
 		n.ckpt.sync = n.writeSuperblock(sb, owner{kind: ownerCheckpoint})
 		n.superblock = sb
 	case n.ckpt.sync:
+		if n.checkpointOp > 0 { // the image the old superblock named is no longer needed
+			n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDelete, File: snapshotPath(n.checkpointOp)})
+		}
 		n.checkpointOp = n.ckpt.op
 		n.journal.Release(n.ckpt.op)
 		n.logf("checkpoint at op %d is durable", n.ckpt.op)

@@ -85,6 +85,10 @@ func (n *Node) applyRegister(p *vsr.Prepare) (*client, bool) {
 // applyLogout removes a client's entry and its group memberships.
 func (n *Node) applyLogout(p *vsr.Prepare) {
 	id := wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}
+	e, ok := n.clients[id]
+	if !ok || len(p.Body) != 8 || e.session != binary.LittleEndian.Uint64(p.Body) {
+		return // that session is gone already, or was replaced by a newer one
+	}
 	delete(n.clients, id)
 	n.meta.Apply(metadata.Ctx{Op: p.Op, NowMicros: p.Timestamp}, &metadata.RemoveMember{Client: metadataClientID(id)})
 	for _, c := range n.sortedConns() {

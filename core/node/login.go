@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/binary"
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/compute"
@@ -135,14 +136,18 @@ func (n *Node) logout(c *conn, h wire.RequestHeader) {
 		n.deny(c, h, wire.TransientNotAccepted)
 		return
 	}
-	op := n.proposeLogout(c.client)
+	op := n.proposeLogout(c.client, c.session)
 	n.waiting[op] = waiter{conn: c, header: h}
 }
 
-func (n *Node) proposeLogout(client wire.U128) uint64 {
+// proposeLogout ends the session of client numbered session. The number is
+// in the op, so a logout that commits after the client registered again (a
+// late implicit logout of its old connection) ends nothing.
+func (n *Node) proposeLogout(client wire.U128, session uint64) uint64 {
 	return n.propose(vsr.Prepare{
 		Kind: vsr.KindLogout, Timestamp: n.now.NowMicros,
 		ClientLo: client.Lo, ClientHi: client.Hi, Operation: uint8(wire.OpLogout),
+		Body: binary.LittleEndian.AppendUint64(nil, session),
 	})
 }
 
@@ -153,5 +158,5 @@ func (n *Node) implicitLogout(c *conn) {
 	if !ok || e.session != c.session || n.replica.Full() {
 		return
 	}
-	n.proposeLogout(c.client)
+	n.proposeLogout(c.client, c.session)
 }
