@@ -1,6 +1,8 @@
 package node
 
 import (
+	"github.com/iggygo/iggy/core/mark"
+	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/internal/assert"
 )
 
@@ -31,7 +33,15 @@ type Config struct {
 	PartitionsMax uint32
 	// SkipReadChecksums: system.partition.validate_checksum = false.
 	SkipReadChecksums bool
-	// Root is set on a fresh start only: the credentials of op 1.
+	// Replica is this node's index in the replica set, Replicas the set's
+	// size (0 or 1: standalone). Every replica of a set has the same size.
+	Replica, Replicas uint8
+	// Marks receives the coverage marks of the consensus core (core/vsr);
+	// nil discards them.
+	Marks mark.Sink
+	// Root is set on a fresh start only: the credentials of op 1. In a
+	// replica set, the primary that finds the committed log empty proposes
+	// it (ROOT-7: the other replicas wait for it to be replicated).
 	Root *RootCredentials
 }
 
@@ -47,6 +57,8 @@ func (c *Config) validate() {
 	if c.ClusterName == "" {
 		c.ClusterName = "single-node"
 	}
+	assert.That(c.Replicas <= vsr.ReplicasMax, "%d replicas, at most %d", c.Replicas, vsr.ReplicasMax)
+	assert.That(c.Replica < max(c.Replicas, 1), "replica %d of %d", c.Replica, c.Replicas)
 	if c.NodeName == "" {
 		c.NodeName = "iggy-node"
 	}

@@ -20,6 +20,8 @@ import (
 type Ready struct {
 	Replies []bus.Reply
 	Disk    []storage.Request
+	// Peers are messages to other replicas (Msg.To names the replica).
+	Peers   []PeerMessage
 	Compute []compute.Request // jobs whose results come back as compute.Result inputs
 	Logs    []string
 	// Booted turns true once, after recovery, when the node starts serving.
@@ -100,6 +102,8 @@ func (n *Node) Step(in any) {
 		n.onFrame(m.Conn, m.Frame)
 	case TrustedRegister:
 		n.trustedRegister(m)
+	case PeerMessage:
+		n.onPeer(m)
 	case storage.Completion:
 		n.onCompletion(m)
 	case compute.Result:

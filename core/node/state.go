@@ -14,7 +14,9 @@ type state struct {
 	meta    *metadata.State
 	journal *vsr.Journal
 	replica *vsr.Replica
-	boot    *booter
+	// applied is the op the state reflects, appliedChecksum its prepare's.
+	applied, appliedChecksum uint64
+	boot                     *booter
 
 	// superblock is the newest slot written; checkpointOp its durable checkpoint.
 	superblock   vsr.Superblock
