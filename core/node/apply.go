@@ -3,6 +3,7 @@ package node
 import (
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -20,9 +21,14 @@ func (n *Node) applyCommitted() {
 // applyPrepare applies one committed op. Replay at boot runs the same code
 // without waiters, so receipts and sessions come back as they were.
 func (n *Node) applyPrepare(p *vsr.Prepare, replaying bool) {
+	assert.That(p.Op == n.applied+1, "applying op %d after %d", p.Op, n.applied)
+	n.applied, n.appliedChecksum = p.Op, p.Checksum
 	w, waited := n.waiting[p.Op]
 	delete(n.waiting, p.Op)
 	client := wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}
+	if p.Kind == vsr.KindCommand && n.appliedBefore(p, client, w, waited) {
+		return
+	}
 	switch p.Kind {
 	case vsr.KindRegister:
 		e, ok := n.applyRegister(p)
@@ -44,6 +50,22 @@ func (n *Node) applyPrepare(p *vsr.Prepare, replaying bool) {
 		body := n.applyCommand(p, replaying)
 		n.answerCommand(p, client, body, w, waited)
 	}
+}
+
+// appliedBefore answers a command whose request the client table already
+// holds: in a replica set, a client retries on another replica after 57
+// (outcome unknown), and both attempts may commit. The second one must not
+// apply again; it is answered like a resend, from the receipt.
+func (n *Node) appliedBefore(p *vsr.Prepare, client wire.U128, w waiter, waited bool) bool {
+	e, ok := n.clients[client]
+	if !ok || client.IsZero() || p.Request > e.watermark {
+		return false
+	}
+	if waited {
+		e.inflight = false
+		n.resend(w.conn, w.header, e)
+	}
+	return true
 }
 
 // applyCommand applies a metadata command and returns the reply body.

@@ -170,6 +170,12 @@ func (b *booter) snapshotRead() {
 		return
 	}
 	n.meta, n.clients = meta, clients
+	n.applied, n.appliedChecksum = op, b.sb.CheckpointChecksum
+	n.serving = &checkpointing{cp: vsr.Checkpoint{Op: op, Checksum: b.sb.CheckpointChecksum,
+		Size: b.sb.SnapshotSize, ImageChecksum: b.sb.SnapshotChecksum}}
+	if n.cfg.clustered() {
+		n.serving.image = img
+	}
 	n.openAllPartitions()
 	b.listJournal()
 }
@@ -223,7 +229,7 @@ func (b *booter) createFresh() {
 		n.submit(misc, storage.Request{Op: storage.OpCreate, File: p})
 	}
 	n.superblock = vsr.Superblock{Sequence: 1}
-	n.writeSuperblock(n.superblock, misc)
+	n.writeSlot(n.superblock, misc)
 	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, nil, 0, 0)
 	n.replica = vsr.NewReplica(n.journal, 0, 0)
 	b.phase = bootRootCommit

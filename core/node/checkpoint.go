@@ -13,70 +13,77 @@ const checkpointEveryOpsDefault = 16384
 // checkpointing is a checkpoint under way: its image is made durable in a
 // file of its own, then named by a new superblock; only then is the previous
 // image deleted, so a crash at any point leaves the durable superblock
-// naming an image that exists.
+// naming an image that exists. An installed state transfer takes the same
+// path with install set: the replica waits for it.
 type checkpointing struct {
-	op        uint64
-	size      uint64
-	checksum  uint64
+	cp        vsr.Checkpoint
+	image     []byte // kept to serve peers' state transfers (replica sets only)
+	install   bool
 	imageSync storage.ReqID // the image file is durable
-	sync      storage.ReqID // the superblock naming it is durable
 }
 
-// maybeCheckpoint starts a checkpoint at the commit point when enough ops
-// have committed since the last one. The image is taken now, synchronously,
-// so it is exactly the state after op; later ops go to a new journal segment.
+// maybeCheckpoint starts a checkpoint at the applied op when enough ops
+// have been applied since the last one. The image is taken now,
+// synchronously, so it is exactly the state after op; later ops go to a new
+// journal segment.
 func (n *Node) maybeCheckpoint() {
 	every := n.cfg.CheckpointEveryOps
 	if every == 0 {
 		every = checkpointEveryOpsDefault
 	}
-	op := n.replica.Commit()
-	if n.ckpt != nil || n.boot.phase != bootDone || op-n.checkpointOp < every {
+	op := n.applied
+	if n.ckpt != nil || n.readyCkpt != nil || n.installing != nil || n.boot.phase != bootDone || op-n.checkpointOp < every {
 		return
 	}
 	img := n.encodeImage(op)
-	n.ckpt = &checkpointing{op: op, size: uint64(len(img)), checksum: xxh3.Hash(img)}
 	n.journal.Rotate()
+	n.writeImage(&checkpointing{cp: vsr.Checkpoint{Op: op, Checksum: n.appliedChecksum,
+		Size: uint64(len(img)), ImageChecksum: xxh3.Hash(img)}, image: img})
+}
+
+// writeImage makes a checkpoint's image durable in its own file.
+func (n *Node) writeImage(ck *checkpointing) {
+	n.ckpt = ck
 	o := owner{kind: ownerCheckpoint}
-	path := snapshotPath(op)
+	path := snapshotPath(ck.cp.Op)
 	n.submit(o, storage.Request{Op: storage.OpCreate, File: path})
 	n.submit(o, storage.Request{Op: storage.OpTruncate, File: path})
-	n.submit(o, storage.Request{Op: storage.OpWrite, File: path, Data: [][]byte{img}})
-	n.ckpt.imageSync = n.submit(o, storage.Request{Op: storage.OpSync, File: path})
+	n.submit(o, storage.Request{Op: storage.OpWrite, File: path, Data: [][]byte{ck.image}})
+	ck.imageSync = n.submit(o, storage.Request{Op: storage.OpSync, File: path})
+	if !n.cfg.clustered() {
+		ck.image = nil // nobody asks a standalone node for its image
+	}
 }
 
-// checkpointCompletion advances a checkpoint: once the image is durable the
-// superblock names it; once that is durable the covered journal is released.
+// checkpointCompletion: once the image is durable, the next superblock
+// names it.
 func (n *Node) checkpointCompletion(c storage.Completion) {
 	if c.Result != storage.ResultOK {
-		n.fatal("checkpoint at op %d: disk request failed: %s", n.ckpt.op, c.Err)
+		n.fatal("checkpoint at op %d: disk request failed: %s", n.ckpt.cp.Op, c.Err)
 		return
 	}
-	switch c.ID {
-	case n.ckpt.imageSync:
-		// The view fields carry over: a checkpoint never moves the view.
-		sb := n.superblock
-		sb.Sequence++
-		sb.CheckpointOp, sb.SnapshotSize, sb.SnapshotChecksum = n.ckpt.op, n.ckpt.size, n.ckpt.checksum
-		n.ckpt.sync = n.writeSuperblock(sb, owner{kind: ownerCheckpoint})
-		n.superblock = sb
-	case n.ckpt.sync:
-		if n.checkpointOp > 0 { // the image the old superblock named is no longer needed
-			n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDelete, File: snapshotPath(n.checkpointOp)})
-		}
-		n.checkpointOp = n.ckpt.op
-		n.journal.Release(n.ckpt.op)
-		n.logf("checkpoint at op %d is durable", n.ckpt.op)
-		n.ckpt = nil
+	if c.ID == n.ckpt.imageSync {
+		n.readyCkpt, n.ckpt = n.ckpt, nil
+		n.writeSuperblock()
 	}
 }
 
-// writeSuperblock writes sb into its slot (the two slots alternate by
-// sequence) and returns the id of the sync that makes it durable.
-func (n *Node) writeSuperblock(sb vsr.Superblock, o owner) storage.ReqID {
-	path := superblockPaths[(sb.Sequence-1)%2]
-	n.submit(o, storage.Request{Op: storage.OpWrite, File: path, Data: [][]byte{sb.Encode()}})
-	return n.submit(o, storage.Request{Op: storage.OpSync, File: path})
+// checkpointDurable runs once the superblock naming ck is durable: the
+// image the old superblock named and the journal it covers go.
+func (n *Node) checkpointDurable(ck *checkpointing) {
+	if n.checkpointOp > 0 && n.checkpointOp != ck.cp.Op {
+		n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDelete, File: snapshotPath(n.checkpointOp)})
+	}
+	n.checkpointOp = ck.cp.Op
+	n.serving = ck
+	if ck.install {
+		n.replica.Installed(ck.cp)
+		n.logf("state transfer to checkpoint op %d is durable", ck.cp.Op)
+		return
+	}
+	n.journal.Release(ck.cp.Op)
+	n.replica.Checkpointed(ck.cp.Op)
+	n.logf("checkpoint at op %d is durable", ck.cp.Op)
 }
 
 // openAllPartitions opens the log of every partition the metadata holds,

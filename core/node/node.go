@@ -66,7 +66,8 @@ const (
 	ownerBoot
 	ownerPartition
 	ownerMisc       // fire-and-forget housekeeping (deletes of removed partitions)
-	ownerCheckpoint // the image, rename and superblock of a checkpoint
+	ownerCheckpoint // the image of a checkpoint
+	ownerSuperblock // a superblock slot write
 )
 
 // New makes a node that has not booted yet; call Boot next.
@@ -137,7 +138,7 @@ func (n *Node) onCompletion(c storage.Completion) {
 	switch o.kind {
 	case ownerJournal:
 		// Besides flushes, the journal creates and deletes segment files.
-		if !n.journal.Complete(c) && c.Result != storage.ResultOK {
+		if !n.replica.Complete(c) && c.Result != storage.ResultOK {
 			n.fatal("journal segment request %d failed: %s", c.ID, c.Err)
 		}
 		n.applyCommitted()
@@ -147,6 +148,8 @@ func (n *Node) onCompletion(c storage.Completion) {
 		n.partitionCompletion(o.part, c)
 	case ownerCheckpoint:
 		n.checkpointCompletion(c)
+	case ownerSuperblock:
+		n.superblockCompletion(c)
 	case ownerMisc:
 		if c.Result != storage.ResultOK && c.Result != storage.ResultNotFound {
 			n.logf("housekeeping request %d failed: %s", c.ID, c.Err)

@@ -21,7 +21,12 @@ type state struct {
 	// superblock is the newest slot written; checkpointOp its durable checkpoint.
 	superblock   vsr.Superblock
 	checkpointOp uint64
-	ckpt         *checkpointing
+	ckpt         *checkpointing // image being written
+	readyCkpt    *checkpointing // image durable, waiting for the superblock
+	sbWriting    *sbWrite
+	wantVS       *vsr.ViewState // view state the replica asked to make durable
+	serving      *checkpointing // the durable checkpoint served to peers
+	installing   *vsr.Install   // a state transfer waiting for the checkpoint writer
 
 	clients map[wire.U128]*client
 	conns   map[bus.ConnID]*conn
