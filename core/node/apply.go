@@ -9,6 +9,9 @@ import (
 
 // applyCommitted applies every newly committed op in order and answers its waiter.
 func (n *Node) applyCommitted() {
+	if n.cfg.clustered() && n.boot.phase != bootDone {
+		return // partition recovery counts its logs; ops wait for it
+	}
 	for _, p := range n.replica.TakeCommitted() {
 		n.applyPrepare(&p, false)
 		if n.boot.phase == bootRootCommit && p.Op == 1 {

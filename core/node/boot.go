@@ -220,7 +220,7 @@ func segmentFirstOp(name string) (uint64, bool) {
 // journal segment, and root as op 1 (ROOT-5).
 func (b *booter) createFresh() {
 	n := b.n
-	if n.cfg.Root == nil {
+	if n.cfg.Root == nil && !n.cfg.clustered() {
 		n.fatal("fresh storage needs IGGY_ROOT_USERNAME and IGGY_ROOT_PASSWORD, or --with-default-root-credentials")
 		return
 	}
@@ -230,6 +230,10 @@ func (b *booter) createFresh() {
 	}
 	n.superblock = vsr.Superblock{Sequence: 1}
 	n.writeSlot(n.superblock, misc)
+	if n.cfg.clustered() {
+		b.createCluster()
+		return
+	}
 	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, nil, 0, 0)
 	n.replica = vsr.NewReplica(n.journal, 0, 0)
 	b.phase = bootRootCommit
@@ -250,6 +254,10 @@ func (b *booter) rootCommitted() {
 // applies every op after the checkpoint, then recovers partitions.
 func (b *booter) replay() {
 	n := b.n
+	if n.cfg.clustered() {
+		b.openCluster()
+		return
+	}
 	if b.neverInitialized() {
 		b.reinitialize()
 		return
@@ -379,6 +387,9 @@ func (b *booter) recoverPartitions() {
 
 // partitionRecovered counts partitions that finished recovery.
 func (b *booter) partitionRecovered() {
+	if b.phase != bootPartitions {
+		return // a partition opened after boot (replica sets, state transfer)
+	}
 	b.recovering--
 	b.maybeDone()
 }

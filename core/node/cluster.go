@@ -1,7 +1,11 @@
 package node
 
 import (
+	"slices"
+
+	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/wire"
 	"github.com/zeebo/xxh3"
 )
 
@@ -65,4 +69,171 @@ func (n *Node) onPeer(m PeerMessage) {
 	}
 	n.replica.Step(m.Msg)
 	n.applyCommitted()
+}
+
+// replicaConfig opens the metadata group's replica of a set.
+func (n *Node) replicaConfig(sb vsr.Superblock, prepares []vsr.Prepare) vsr.Config {
+	return vsr.Config{
+		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Journal: n.journal,
+		Superblock: sb, Prepares: prepares, Images: images{n}, Marks: n.cfg.Marks,
+		WindowOps: n.cfg.ReplicaWindowOps,
+	}
+}
+
+// openCluster continues a replica of a set after boot read its superblock,
+// image and journal. Unlike a standalone node's, the journal's ops after
+// the checkpoint may never have committed, so none is applied here: the
+// replica learns the commit point from its peers and hands the ops over as
+// they commit. A torn or corrupt tail is cut; peers repair what it lost.
+func (b *booter) openCluster() {
+	n := b.n
+	segs := make([]vsr.RecoveredSegment, len(b.data))
+	for i, data := range b.data {
+		segs[i] = vsr.RecoveredSegment{FirstOp: b.segments[i].FirstOp, Data: data}
+	}
+	rec := vsr.RecoverJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, segs, b.sb.CheckpointOp, b.sb.CheckpointChecksum, n.cfg.Marks)
+	if rec.CutBytes > 0 {
+		n.logf("%s: cut %d bytes of torn or corrupt tail; peers repair it", journalDir, rec.CutBytes)
+	}
+	n.journal = rec.Journal
+	n.checkpointOp, n.superblock = b.sb.CheckpointOp, b.sb
+	n.replica = vsr.Open(n.replicaConfig(b.sb, rec.Prepares))
+	n.logf("replica %d of %d: view %d, ops %d..%d after checkpoint %d await their commit",
+		n.cfg.Replica, n.cfg.Replicas, n.replica.View(), b.sb.CheckpointOp+1, n.replica.Op(), b.sb.CheckpointOp)
+	b.recoverPartitions()
+}
+
+// createCluster starts a replica of a new set on empty storage: the replica
+// opens as a new group (a zero superblock) and boot ends at once; root is
+// proposed by whichever replica is primary when the committed log is empty.
+func (b *booter) createCluster() {
+	n := b.n
+	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, nil, 0, 0)
+	n.replica = vsr.Open(n.replicaConfig(vsr.Superblock{}, nil))
+	n.logf("initialized fresh storage as replica %d of %d", n.cfg.Replica, n.cfg.Replicas)
+	b.recoverPartitions()
+}
+
+// clusterFlush proposes root on an empty committed log, then carries out
+// what the replica asked for after a batch of steps: prepares to the
+// journal, messages to peers, a superblock with its view state, a state
+// transfer to install; and it settles the requests a demoted primary can
+// no longer answer.
+func (n *Node) clusterFlush() {
+	n.maybeProposeRoot()
+	n.replica.Flush()
+	rd := n.replica.TakeReady()
+	for _, m := range rd.Messages {
+		n.ready.Peers = append(n.ready.Peers, PeerMessage{Msg: m})
+	}
+	if rd.Superblock != nil {
+		n.wantVS = rd.Superblock
+		n.writeSuperblock()
+	}
+	if rd.Install != nil {
+		n.installing = rd.Install
+	}
+	n.startInstall()
+	n.settleWaiters()
+}
+
+// leading reports a primary in normal status with its view's log: the only
+// replica that proposes and answers commits.
+func (n *Node) leading() bool {
+	return n.replica.IsPrimary() && n.replica.Status() == vsr.StatusNormal
+}
+
+// settleWaiters answers 57 (TransientNotCommitted: the outcome is unknown,
+// the op may still commit) to every request proposed here when this
+// replica is no longer the primary: only the primary learns commits in
+// time to answer. The client retries the same request elsewhere; the
+// client table dedupes it if both commit (appliedBefore).
+func (n *Node) settleWaiters() {
+	if len(n.waiting) == 0 || n.leading() {
+		return
+	}
+	ops := make([]uint64, 0, len(n.waiting))
+	for op := range n.waiting {
+		ops = append(ops, op)
+	}
+	slices.Sort(ops)
+	for _, op := range ops {
+		w := n.waiting[op]
+		delete(n.waiting, op)
+		if e, ok := n.clients[w.conn.client]; ok {
+			e.inflight = false
+		}
+		if _, open := n.conns[w.conn.id]; !open {
+			continue
+		}
+		if w.header.Operation == wire.OpLogout {
+			n.deny(w.conn, w.header, wire.TransientNotCommitted)
+		} else {
+			n.reject(w.conn, w.header, wire.TransientNotCommitted)
+		}
+	}
+}
+
+// maybeProposeRoot proposes the creation of root as op 1 when this replica
+// leads a set whose log is empty (ROOT-7: the others wait for it).
+func (n *Node) maybeProposeRoot() {
+	if n.cfg.Root == nil || n.boot.phase != bootDone || n.replica.Op() != 0 || n.replica.Full() {
+		return
+	}
+	n.propose(vsr.Prepare{Kind: vsr.KindCommand, Timestamp: n.now.NowMicros, Body: metadata.Encode(rootCommand(n.cfg.Root))})
+	n.logf("proposed the root user as op 1")
+}
+
+// images serves the node's newest durable checkpoint to peers (vsr.Images).
+type images struct{ n *Node }
+
+func (im images) Latest() (vsr.Checkpoint, bool) {
+	s := im.n.serving
+	if s == nil || s.image == nil {
+		return vsr.Checkpoint{}, false
+	}
+	return s.cp, true
+}
+
+func (im images) Chunk(cp vsr.Checkpoint, offset uint64, sizeMax int) ([]byte, bool) {
+	s := im.n.serving
+	if s == nil || s.image == nil || s.cp != cp || offset > cp.Size {
+		return nil, false
+	}
+	return s.image[offset:min(offset+uint64(sizeMax), cp.Size)], true
+}
+
+// startInstall installs a state transfer image once no checkpoint of this
+// node is on its way to the superblock: the image replaces the metadata,
+// the client table and the partition logs, and becomes the node's durable
+// checkpoint; the replica resumes once it is (Installed).
+func (n *Node) startInstall() {
+	in := n.installing
+	if in == nil || n.ckpt != nil || n.readyCkpt != nil || n.sbWriting != nil && n.sbWriting.ckpt != nil {
+		return
+	}
+	n.installing = nil
+	op, meta, clients, err := decodeImage(in.Image)
+	if err != nil || op != in.Checkpoint.Op || xxh3.Hash(in.Image) != in.Checkpoint.ImageChecksum {
+		// The replica checked the bytes against the checkpoint's checksum,
+		// so this is a peer that served a bad image: a bug, not a fault.
+		n.fatal("state transfer image of checkpoint op %d is invalid: %v", in.Checkpoint.Op, err)
+		return
+	}
+	n.meta, n.clients = meta, clients
+	n.applied, n.appliedChecksum = op, in.Checkpoint.Checksum
+	n.reopenPartitions()
+	n.journal.Rotate()
+	n.writeImage(&checkpointing{cp: in.Checkpoint, image: in.Image, install: true})
+	n.logf("installing state transfer of checkpoint op %d", op)
+}
+
+// reopenPartitions makes the partition logs follow metadata that was
+// replaced wholesale: every log is opened again and recovered from disk.
+func (n *Node) reopenPartitions() {
+	clear(n.partitions)
+	n.openAllPartitions()
+	for _, k := range n.sortedPartitionKeys() {
+		n.partitions[k].Recover()
+	}
 }

@@ -36,6 +36,10 @@ type Config struct {
 	// Replica is this node's index in the replica set, Replicas the set's
 	// size (0 or 1: standalone). Every replica of a set has the same size.
 	Replica, Replicas uint8
+	// ReplicaWindowOps bounds the prepares a replica keeps in memory for
+	// peers' repairs (0: core/vsr's default); a peer further behind gets a
+	// state transfer.
+	ReplicaWindowOps int
 	// Marks receives the coverage marks of the consensus core (core/vsr);
 	// nil discards them.
 	Marks mark.Sink

@@ -170,7 +170,11 @@ func (n *Node) fatal(format string, args ...any) {
 // flush ends a step's batch: queued prepares and appends go to disk together,
 // so concurrent requests share writes and syncs.
 func (n *Node) flush() {
-	if n.replica != nil {
+	switch {
+	case n.replica == nil:
+	case n.cfg.clustered():
+		n.clusterFlush()
+	default:
 		n.replica.Flush()
 	}
 	n.flushPartitions()

@@ -81,7 +81,13 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 		case metadata.PartitionCreated:
 			k := partKey{e.Stream, e.Topic, e.Partition}
 			log := n.openPartition(k)
-			if !replaying {
+			switch {
+			case n.cfg.clustered():
+				// A replica applies ops after boot that it may have applied
+				// before a restart: the directory may exist, so it is
+				// recovered, which also creates an absent one.
+				log.Recover()
+			case !replaying:
 				log.Create()
 			}
 		case metadata.PartitionDeleted:
