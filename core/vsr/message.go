@@ -5,6 +5,7 @@ package vsr
 type Command uint8
 
 const (
+	CmdRequest              Command = 5  // backup -> primary: a client request to propose (Prepares: one, unsealed); the caller handles it, Step ignores it
 	CmdPrepare              Command = 6  // primary -> backup: one new op
 	CmdPrepareOk            Command = 7  // backup -> primary: cumulative acknowledgement
 	CmdCommit               Command = 9  // primary -> backups: commit point, the heartbeat
@@ -22,7 +23,7 @@ const (
 )
 
 var commandNames = map[Command]string{
-	CmdPrepare: "prepare", CmdPrepareOk: "prepare_ok", CmdCommit: "commit",
+	CmdRequest: "request", CmdPrepare: "prepare", CmdPrepareOk: "prepare_ok", CmdCommit: "commit",
 	CmdStartViewChange: "start_view_change", CmdDoViewChange: "do_view_change",
 	CmdStartView: "start_view", CmdRequestStartView: "request_start_view",
 	CmdRequestPrepares: "request_prepares", CmdRepairPrepare: "repair_prepare",
