@@ -17,6 +17,8 @@ var (
 	// writePolicy: partition writes have no duplicate detection, so only
 	// 58 (provably not admitted) is replayed; 10 s per http.md 5.1.
 	writePolicy = callPolicy{timeout: 10 * time.Second, budget: 10 * time.Second}
+	// snapshotPolicy: the archive runs host commands, so it may take longer than a read.
+	snapshotPolicy = callPolicy{timeout: 60 * time.Second, budget: 10 * time.Second}
 )
 
 // Answers when the node does not reply in time.
@@ -28,13 +30,29 @@ var (
 	offsetTimeout  = timeoutError("offset_write_timeout", "The offset write was not confirmed in time and may still commit.")
 )
 
+// callKind is how one kind of request calls the node: the replay policy and
+// the answer when the node does not reply in time (the outcome of a write
+// is then unknown).
+type callKind struct {
+	policy    callPolicy
+	onTimeout *apiError
+}
+
+var (
+	reading      = callKind{policy: readPolicy, onTimeout: readTimeout}
+	metaWrite    = callKind{policy: metaPolicy, onTimeout: metaTimeout}
+	offsetWrite  = callKind{policy: writePolicy, onTimeout: offsetTimeout}
+	producing    = callKind{policy: writePolicy, onTimeout: produceTimeout}
+	snapshotting = callKind{policy: snapshotPolicy, onTimeout: readTimeout}
+)
+
 // call sends one command on the caller's session and records it.
-func (s *Server) call(c caller, code wire.Command, body []byte, p callPolicy, onTimeout *apiError) ([]byte, *apiError) {
+func (s *Server) call(c caller, code wire.Command, body []byte, k callKind) ([]byte, *apiError) {
 	start := time.Now()
-	payload, err := c.conn.call(code, body, p)
+	payload, err := c.conn.call(code, body, k.policy)
 	s.metrics.observeCommand(code.Name(), err == nil, time.Since(start))
 	if err != nil {
-		return nil, callError(err, onTimeout)
+		return nil, callError(err, k.onTimeout)
 	}
 	return payload, nil
 }
@@ -44,19 +62,6 @@ func encode(f func(w *wire.Writer)) []byte {
 	var w wire.Writer
 	f(&w)
 	return w.Buf
-}
-
-// badReply is the answer when a node reply does not decode: a bug on one
-// side, never the client's fault.
-func badReply(what string) *apiError {
-	return &apiError{status: http.StatusBadGateway, id: http.StatusBadGateway, code: "node_failed",
-		reason: "The node's " + what + " reply does not decode."}
-}
-
-// noContent is the 204 of writes without a body.
-func noContent(w http.ResponseWriter) *apiError {
-	w.WriteHeader(http.StatusNoContent)
-	return nil
 }
 
 // authed wraps a route that needs a bearer: it authenticates, then runs h.

@@ -8,6 +8,18 @@ import (
 	"github.com/iggygo/iggy/wire/batch"
 )
 
+// parsed runs parse on body read as a JSON object; false when either step
+// refuses it.
+func parsed[T any](body []byte, parse func(object) (T, *apiError)) (T, bool) {
+	var zero T
+	o, e := parseObject(body)
+	if e != nil {
+		return zero, false
+	}
+	v, e := parse(o)
+	return v, e == nil
+}
+
 // Fuzz targets for the JSON bodies that become binary requests: whatever
 // the body, parsing never panics, and a body that parses encodes into a
 // request the node's own decoder accepts and reads back the same.
@@ -19,12 +31,8 @@ func FuzzSendBody(f *testing.F) {
 	f.Add([]byte(`{"partitioning":{"kind":"balanced","value":""},"messages":[{"payload":"eA==","user_headers":"CQk="}]}`))
 	f.Add([]byte(`{"partitioning":{"kind":"balanced","value":""},"messages":[]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		o, e := parseObject(body)
-		if e != nil {
-			return
-		}
-		b, e := parseSendBody(o, 1)
-		if e != nil {
+		b, ok := parsed(body, func(o object) (sendBody, *apiError) { return parseSendBody(o, 1) })
+		if !ok {
 			return
 		}
 		rec, code := batch.Build(b.messages)
@@ -48,12 +56,10 @@ func FuzzCreateTopicBody(f *testing.F) {
 	f.Add([]byte(`{"name":"t","partitions_count":1,"message_expiry":5}`))
 	f.Add([]byte(`{"name":"t","partitions_count":1,"options":{"enforce_fsync":true,"segment_size":[1]}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		o, e := parseObject(body)
-		if e != nil {
-			return
-		}
-		req, e := parseCreateTopic(wire.NumericID(0), o)
-		if e != nil {
+		req, ok := parsed(body, func(o object) (wire.CreateTopicRequest, *apiError) {
+			return parseCreateTopic(wire.NumericID(0), o)
+		})
+		if !ok {
 			return
 		}
 		back, code := wire.DecodeCreateTopicRequest(encode(req.Encode))
@@ -67,12 +73,8 @@ func FuzzCreateStreamBody(f *testing.F) {
 	f.Add([]byte(`{"name":"s"}`))
 	f.Add([]byte(`{"name":"s","options":{"encryption_key":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		o, e := parseObject(body)
-		if e != nil {
-			return
-		}
-		req, e := parseCreateStream(o)
-		if e != nil {
+		req, ok := parsed(body, parseCreateStream)
+		if !ok {
 			return
 		}
 		back, code := wire.DecodeCreateStreamRequest(encode(req.Encode))
@@ -85,12 +87,8 @@ func FuzzCreateStreamBody(f *testing.F) {
 func FuzzCreateUserBody(f *testing.F) {
 	f.Add([]byte(`{"username":"user1","password":"secret","status":"active","permissions":{"global":{"read_streams":true},"streams":{"1":{"read_stream":true,"topics":{"2":{"poll_messages":true}}}}}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		o, e := parseObject(body)
-		if e != nil {
-			return
-		}
-		req, e := parseCreateUser(o)
-		if e != nil {
+		req, ok := parsed(body, parseCreateUser)
+		if !ok {
 			return
 		}
 		back, code := wire.DecodeCreateUser(encode(req.Encode))

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/iggygo/iggy/wire"
 )
@@ -98,16 +97,10 @@ func (s *Server) openLogin(w http.ResponseWriter, r *http.Request, register func
 // tokenUser reads the session's own user (a self read needs no right), so
 // the tokens name the user by id and username.
 func (s *Server) tokenUser(conn *nodeConn) (tokenUser, *apiError) {
-	body := encode(func(w *wire.Writer) { w.Identifier(wire.NumericID(conn.userID)) })
-	start := time.Now()
-	payload, err := conn.call(wire.CmdGetUser, body, readPolicy)
-	s.metrics.observeCommand(wire.CmdGetUser.Name(), err == nil, time.Since(start))
-	if err != nil {
-		return tokenUser{}, callError(err, readTimeout)
-	}
-	d, code := wire.DecodeUserDetails(payload)
-	if len(payload) == 0 || code != wire.OK {
-		return tokenUser{}, badReply("GetUser")
+	body := encodeIdentifier(wire.NumericID(conn.userID))
+	d, e := fetch(s, caller{conn: conn}, reading, wire.CmdGetUser, body, wire.DecodeUserDetails)
+	if e != nil {
+		return tokenUser{}, e
 	}
 	return tokenUser{id: d.ID, name: d.Username}, nil
 }

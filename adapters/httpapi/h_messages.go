@@ -165,20 +165,13 @@ func (s *Server) sendMessages(c caller, w http.ResponseWriter, r *http.Request) 
 		w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
-	payload, e := s.call(c, wire.CmdSendMessages, body, writePolicy, produceTimeout)
+	confirmations, e := fetch(s, c, producing, wire.CmdSendMessages, body, wire.DecodeSendConfirmations)
 	if e != nil {
 		return partitionReadError(e)
 	}
-	confirmations, code := wire.DecodeSendConfirmations(payload)
-	if code != wire.OK {
-		return badReply("SendMessages")
-	}
 	out := struct {
 		Confirmations []confirmationJSON `json:"confirmations"`
-	}{Confirmations: make([]confirmationJSON, 0, len(confirmations))}
-	for _, cf := range confirmations {
-		out.Confirmations = append(out.Confirmations, confirmationJSON(cf))
-	}
+	}{Confirmations: list(confirmations, func(cf wire.SendConfirmation) confirmationJSON { return confirmationJSON(cf) })}
 	w.Header().Set(durabilityHeader, durabilityReplied)
 	writeJSON(w, http.StatusCreated, out)
 	return nil
@@ -210,7 +203,7 @@ func pollQuery(r *http.Request, ref wire.TopicRef) (wire.PollMessagesRequest, *a
 	if e != nil {
 		return q, e
 	}
-	partition, e := queryUint(r, "partition_id", 0, math.MaxUint32)
+	partition, e := queryPartition(r)
 	if e != nil {
 		return q, e
 	}
@@ -279,23 +272,18 @@ func (s *Server) pollMessages(c caller, w http.ResponseWriter, r *http.Request) 
 	if e != nil {
 		return e
 	}
-	payload, e := s.call(c, wire.CmdPollMessages, encode(q.Encode), readPolicy, readTimeout)
+	out, e := fetch(s, c, reading, wire.CmdPollMessages, encode(q.Encode), polledView)
 	if e != nil {
 		return partitionReadError(e)
 	}
-	out, ok := polledView(payload)
-	if !ok {
-		return badReply("PollMessages")
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return okJSON(w, out)
 }
 
-// polledView decodes a poll reply into its JSON; false when it does not decode.
-func polledView(payload []byte) (polledJSON, bool) {
+// polledView decodes a poll reply into its JSON.
+func polledView(payload []byte) (polledJSON, wire.Code) {
 	polled, code := wire.DecodePolledMessages(payload)
 	if code != wire.OK {
-		return polledJSON{}, false
+		return polledJSON{}, code
 	}
 	out := polledJSON{PartitionID: polled.Prefix.PartitionID, CurrentOffset: polled.Prefix.CurrentOffset,
 		Messages: make([]messageJSON, 0, min(int(polled.Prefix.MessagesCount), len(payload)/batch.FrameHeaderBytes))}
@@ -313,9 +301,9 @@ func polledView(payload []byte) (polledJSON, bool) {
 			})
 		}
 		if it.Err() != wire.OK {
-			return polledJSON{}, false
+			return polledJSON{}, it.Err()
 		}
 	}
 	out.Count = uint32(len(out.Messages))
-	return out, true
+	return out, wire.OK
 }

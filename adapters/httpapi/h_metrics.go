@@ -27,29 +27,25 @@ func (s *Server) getMetrics(c caller, w http.ResponseWriter, _ *http.Request) *a
 // renderNode writes the gauges a scrape reads from the node. A read the
 // caller is not allowed (or that fails) leaves its families out.
 func (s *Server) renderNode(c caller, p *promWriter) {
-	if payload, e := s.call(c, wire.CmdGetStats, nil, readPolicy, readTimeout); e == nil {
-		if st, code := wire.DecodeStats(payload); code == wire.OK {
-			for _, g := range []struct {
-				name, help string
-				v          float64
-			}{
-				{"streams", "Streams on the node.", float64(st.StreamsCount)},
-				{"topics", "Topics on the node.", float64(st.TopicsCount)},
-				{"partitions", "Partitions on the node.", float64(st.PartitionsCount)},
-				{"segments", "Segments on the node.", float64(st.SegmentsCount)},
-				{"messages", "Messages on the node.", float64(st.MessagesCount)},
-				{"clients", "Client connections on the node.", float64(st.ClientsCount)},
-			} {
-				p.family(g.name, "gauge", g.help)
-				p.sample(g.name, g.v)
-			}
+	if st, e := fetch(s, c, reading, wire.CmdGetStats, nil, wire.DecodeStats); e == nil {
+		for _, g := range []struct {
+			name, help string
+			v          float64
+		}{
+			{"streams", "Streams on the node.", float64(st.StreamsCount)},
+			{"topics", "Topics on the node.", float64(st.TopicsCount)},
+			{"partitions", "Partitions on the node.", float64(st.PartitionsCount)},
+			{"segments", "Segments on the node.", float64(st.SegmentsCount)},
+			{"messages", "Messages on the node.", float64(st.MessagesCount)},
+			{"clients", "Client connections on the node.", float64(st.ClientsCount)},
+		} {
+			p.family(g.name, "gauge", g.help)
+			p.sample(g.name, g.v)
 		}
 	}
-	if payload, e := s.call(c, wire.CmdGetUsers, nil, readPolicy, readTimeout); e == nil {
-		if users, code := wire.DecodeUsers(payload); code == wire.OK {
-			p.family("users", "gauge", "Users on the node.")
-			p.sample("users", float64(len(users)))
-		}
+	if users, e := fetch(s, c, reading, wire.CmdGetUsers, nil, wire.DecodeUsers); e == nil {
+		p.family("users", "gauge", "Users on the node.")
+		p.sample("users", float64(len(users)))
 	}
 	s.renderTopics(c, p)
 }
@@ -63,12 +59,8 @@ type topicSeries struct {
 // renderTopics writes topic_size_bytes, topic_messages and
 // topic_max_size_bytes (+Inf when unlimited), labelled by stream and topic.
 func (s *Server) renderTopics(c caller, p *promWriter) {
-	payload, e := s.call(c, wire.CmdGetStreams, nil, readPolicy, readTimeout)
+	streams, e := fetch(s, c, reading, wire.CmdGetStreams, nil, wire.DecodeStreams)
 	if e != nil {
-		return
-	}
-	streams, code := wire.DecodeStreams(payload)
-	if code != wire.OK {
 		return
 	}
 	var series []topicSeries
@@ -77,12 +69,8 @@ func (s *Server) renderTopics(c caller, p *promWriter) {
 			break
 		}
 		body := encode(wire.StreamRef{StreamID: wire.NumericID(st.ID)}.Encode)
-		payload, e := s.call(c, wire.CmdGetTopics, body, readPolicy, readTimeout)
+		topics, e := fetch(s, c, reading, wire.CmdGetTopics, body, wire.DecodeTopics)
 		if e != nil {
-			continue
-		}
-		topics, code := wire.DecodeTopics(payload)
-		if code != wire.OK {
 			continue
 		}
 		for _, t := range topics {

@@ -27,47 +27,26 @@ func streamView(s wire.StreamResponse) streamJSON {
 		MessagesCount: s.MessagesCount, TopicsCount: s.TopicsCount, Options: optionViews(s.Options, nil)}
 }
 
+func streamDetailsView(d wire.StreamDetails) streamDetailsJSON {
+	return streamDetailsJSON{streamJSON: streamView(d.Stream), Topics: list(d.Topics, topicView)}
+}
+
+// streamPath reads {stream_id}.
+func streamPath(r *http.Request) (wire.Identifier, *apiError) { return pathID(r, "stream_id") }
+
 // GET /streams
 func (s *Server) getStreams(c caller, w http.ResponseWriter, _ *http.Request) *apiError {
-	payload, e := s.call(c, wire.CmdGetStreams, nil, readPolicy, readTimeout)
-	if e != nil {
-		return e
-	}
-	streams, code := wire.DecodeStreams(payload)
-	if code != wire.OK {
-		return badReply("GetStreams")
-	}
-	out := make([]streamJSON, 0, len(streams))
-	for _, st := range streams {
-		out = append(out, streamView(st))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return readList(s, c, w, wire.CmdGetStreams, nil, wire.DecodeStreams, streamView)
 }
 
 // GET /streams/{stream_id}
 func (s *Server) getStream(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	id, e := pathID(r, "stream_id")
+	id, e := streamPath(r)
 	if e != nil {
 		return e
 	}
-	payload, e := s.call(c, wire.CmdGetStream, encode(wire.StreamRef{StreamID: id}.Encode), readPolicy, readTimeout)
-	if e != nil {
-		return e
-	}
-	d, found, code := wire.DecodeStreamDetails(payload)
-	switch {
-	case code != wire.OK:
-		return badReply("GetStream")
-	case !found:
-		return notFound()
-	}
-	out := streamDetailsJSON{streamJSON: streamView(d.Stream), Topics: make([]topicJSON, 0, len(d.Topics))}
-	for _, t := range d.Topics {
-		out.Topics = append(out.Topics, topicView(t))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	body := encode(wire.StreamRef{StreamID: id}.Encode)
+	return readOne(s, c, w, wire.CmdGetStream, body, wire.DecodeStreamDetails, streamDetailsView)
 }
 
 // parseCreateStream reads a POST /streams body: {"name", "options"?};
@@ -76,12 +55,9 @@ func parseCreateStream(o object) (wire.CreateStreamRequest, *apiError) {
 	if e := o.onlyMembers("name", "options"); e != nil {
 		return wire.CreateStreamRequest{}, e
 	}
-	name, _, e := o.str("name", true)
+	name, e := o.name(wire.InvalidStreamName)
 	if e != nil {
 		return wire.CreateStreamRequest{}, e
-	}
-	if !validName(name) {
-		return wire.CreateStreamRequest{}, fromCode(wire.InvalidStreamName, "name")
 	}
 	opts, e := optionsObject(wire.StreamCatalog, o)
 	if e != nil {
@@ -100,52 +76,37 @@ func (s *Server) createStream(c caller, w http.ResponseWriter, r *http.Request) 
 	if e != nil {
 		return e
 	}
-	payload, e := s.call(c, wire.CmdCreateStream, encode(req.Encode), metaPolicy, metaTimeout)
+	st, e := fetch(s, c, metaWrite, wire.CmdCreateStream, encode(req.Encode), decodeStreamResponse)
 	if e != nil {
 		return e
 	}
+	return okJSON(w, streamDetailsJSON{streamJSON: streamView(st), Topics: []topicJSON{}})
+}
+
+// decodeStreamResponse decodes a reply that is exactly one stream record.
+func decodeStreamResponse(payload []byte) (wire.StreamResponse, wire.Code) {
 	rd := wire.NewReader(payload)
 	st := rd.StreamResponse()
-	if rd.Err() != wire.OK || rd.Len() != 0 {
-		return badReply("CreateStream")
+	if rd.Err() == wire.OK && rd.Len() != 0 {
+		return st, wire.InvalidCommand
 	}
-	writeJSON(w, http.StatusOK, streamDetailsJSON{streamJSON: streamView(st), Topics: []topicJSON{}})
-	return nil
+	return st, rd.Err()
 }
 
 // PUT /streams/{stream_id} with a flat body (RES-19..23).
 func (s *Server) updateStream(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	id, e := pathID(r, "stream_id")
+	id, e := streamPath(r)
 	if e != nil {
 		return e
 	}
 	return s.update(c, w, r, wire.UpdateResourceRequest{Scope: wire.ScopeStream, Stream: id})
 }
 
-// update sends UpdateResource (16) with the PUT body's set and reset lists.
-func (s *Server) update(c caller, w http.ResponseWriter, r *http.Request, q wire.UpdateResourceRequest) *apiError {
-	o, e := readObject(r)
-	if e != nil {
-		return e
-	}
-	cat, _ := wire.CatalogFor(q.Scope)
-	if q.Set, q.Reset, e = updateBody(cat, o); e != nil {
-		return e
-	}
-	if _, e := s.call(c, wire.CmdUpdateResource, encode(q.Encode), metaPolicy, metaTimeout); e != nil {
-		return e
-	}
-	return noContent(w)
-}
-
 // DELETE /streams/{stream_id}
 func (s *Server) deleteStream(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	id, e := pathID(r, "stream_id")
+	id, e := streamPath(r)
 	if e != nil {
 		return e
 	}
-	if _, e := s.call(c, wire.CmdDeleteStream, encode(wire.StreamRef{StreamID: id}.Encode), metaPolicy, metaTimeout); e != nil {
-		return e
-	}
-	return noContent(w)
+	return s.command(c, w, metaWrite, wire.CmdDeleteStream, encode(wire.StreamRef{StreamID: id}.Encode))
 }

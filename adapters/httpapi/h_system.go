@@ -1,11 +1,9 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/wire"
@@ -113,16 +111,11 @@ func statsView(st wire.Stats) statsJSON {
 
 // GET /stats
 func (s *Server) getStats(c caller, w http.ResponseWriter, _ *http.Request) *apiError {
-	payload, e := s.call(c, wire.CmdGetStats, nil, readPolicy, readTimeout)
+	st, e := fetch(s, c, reading, wire.CmdGetStats, nil, wire.DecodeStats)
 	if e != nil {
 		return e
 	}
-	st, code := wire.DecodeStats(payload)
-	if code != wire.OK {
-		return badReply("GetStats")
-	}
-	writeJSON(w, http.StatusOK, statsView(st))
-	return nil
+	return okJSON(w, statsView(st))
 }
 
 // transportNames are the ClientInfo transport codes by name.
@@ -160,22 +153,14 @@ func clientView(ci wire.ClientInfo) clientJSON {
 	return out
 }
 
+func clientDetailsView(d wire.ClientDetails) clientDetailsJSON {
+	groups := list(d.Groups, func(g wire.ClientGroup) clientGroupJSON { return clientGroupJSON(g) })
+	return clientDetailsJSON{clientJSON: clientView(d.ClientInfo), ConsumerGroups: groups}
+}
+
 // GET /clients
 func (s *Server) getClients(c caller, w http.ResponseWriter, _ *http.Request) *apiError {
-	payload, e := s.call(c, wire.CmdGetClients, nil, readPolicy, readTimeout)
-	if e != nil {
-		return e
-	}
-	clients, code := wire.DecodeClients(payload)
-	if code != wire.OK {
-		return badReply("GetClients")
-	}
-	out := make([]clientJSON, 0, len(clients))
-	for _, ci := range clients {
-		out = append(out, clientView(ci))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return readList(s, c, w, wire.CmdGetClients, nil, wire.DecodeClients, clientView)
 }
 
 // GET /clients/{client_id}
@@ -184,23 +169,8 @@ func (s *Server) getClient(c caller, w http.ResponseWriter, r *http.Request) *ap
 	if e != nil {
 		return e
 	}
-	payload, e := s.call(c, wire.CmdGetClient, encode(func(w *wire.Writer) { wire.EncodeGetClient(w, id) }), readPolicy, readTimeout)
-	if e != nil {
-		return e
-	}
-	if len(payload) == 0 {
-		return notFound()
-	}
-	d, code := wire.DecodeClientDetails(payload)
-	if code != wire.OK {
-		return badReply("GetClient")
-	}
-	out := clientDetailsJSON{clientJSON: clientView(d.ClientInfo), ConsumerGroups: make([]clientGroupJSON, 0, len(d.Groups))}
-	for _, g := range d.Groups {
-		out.ConsumerGroups = append(out.ConsumerGroups, clientGroupJSON(g))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	body := encode(func(w *wire.Writer) { wire.EncodeGetClient(w, id) })
+	return readOne(s, c, w, wire.CmdGetClient, body, emptyIsAbsent(wire.DecodeClientDetails), clientDetailsView)
 }
 
 type endpointsJSON struct {
@@ -223,27 +193,22 @@ var (
 	statusNames = []string{"healthy", "starting", "stopping", "unreachable", "maintenance", "unknown"}
 )
 
+func clusterNodeView(n wire.ClusterNode) clusterNodeJSON {
+	return clusterNodeJSON{Name: n.Name, IP: n.Address,
+		Endpoints: endpointsJSON{TCP: n.TCPPort, QUIC: n.QUICPort, HTTP: n.HTTPPort, WebSocket: n.WebSocketPort},
+		Role:      roleNames[n.Role], Status: statusNames[n.Status]}
+}
+
 // GET /cluster/metadata
 func (s *Server) getCluster(c caller, w http.ResponseWriter, _ *http.Request) *apiError {
-	payload, e := s.call(c, wire.CmdGetClusterMetadata, nil, readPolicy, readTimeout)
+	m, e := fetch(s, c, reading, wire.CmdGetClusterMetadata, nil, wire.DecodeClusterMetadata)
 	if e != nil {
 		return e
 	}
-	m, code := wire.DecodeClusterMetadata(payload)
-	if code != wire.OK {
-		return badReply("GetClusterMetadata")
-	}
-	out := struct {
+	return okJSON(w, struct {
 		Name  string            `json:"name"`
 		Nodes []clusterNodeJSON `json:"nodes"`
-	}{Name: m.Name, Nodes: make([]clusterNodeJSON, 0, len(m.Nodes))}
-	for _, n := range m.Nodes {
-		out.Nodes = append(out.Nodes, clusterNodeJSON{Name: n.Name, IP: n.Address,
-			Endpoints: endpointsJSON{TCP: n.TCPPort, QUIC: n.QUICPort, HTTP: n.HTTPPort, WebSocket: n.WebSocketPort},
-			Role:      roleNames[n.Role], Status: statusNames[n.Status]})
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	}{Name: m.Name, Nodes: list(m.Nodes, clusterNodeView)})
 }
 
 var scopes = map[string]wire.OptionScope{"topic": wire.ScopeTopic, "stream": wire.ScopeStream, "user": wire.ScopeUser}
@@ -262,6 +227,20 @@ type optionSpecJSON struct {
 	Critical     bool   `json:"critical"`
 }
 
+// optionSpecView is one description with its catalog flags.
+func optionSpecView(cat *wire.Catalog, d wire.OptionDescriptor) optionSpecJSON {
+	j := optionSpecJSON{Key: d.Key, Kind: kindName(d.Kind), DefaultValue: make([]int, len(d.Default)),
+		Description: d.Description}
+	for i, b := range d.Default {
+		j.DefaultValue[i] = int(b)
+	}
+	if spec, ok := cat.Spec(d.Key); ok {
+		j.Updatable, j.Resettable, j.Secret, j.ReadOnly, j.Critical =
+			spec.Updatable, spec.Resettable, spec.Secret, spec.ReadOnly, spec.Critical
+	}
+	return j
+}
+
 // GET /options/{scope}
 func (s *Server) getOptions(c caller, w http.ResponseWriter, r *http.Request) *apiError {
 	scope, ok := scopes[r.PathValue("scope")]
@@ -269,87 +248,10 @@ func (s *Server) getOptions(c caller, w http.ResponseWriter, r *http.Request) *a
 		return plainError(http.StatusBadRequest, "Invalid URL: scope must be topic, stream or user")
 	}
 	body := encode(func(w *wire.Writer) { wire.EncodeDescribeOptionsRequest(w, scope) })
-	payload, e := s.call(c, wire.CmdDescribeOptions, body, readPolicy, readTimeout)
+	descs, e := fetch(s, c, reading, wire.CmdDescribeOptions, body, wire.DecodeDescribeOptions)
 	if e != nil {
 		return e
-	}
-	descs, code := wire.DecodeDescribeOptions(payload)
-	if code != wire.OK {
-		return badReply("DescribeOptions")
 	}
 	cat, _ := wire.CatalogFor(scope)
-	out := make([]optionSpecJSON, 0, len(descs))
-	for _, d := range descs {
-		j := optionSpecJSON{Key: d.Key, Kind: kindName(d.Kind), DefaultValue: make([]int, len(d.Default)),
-			Description: d.Description}
-		for i, b := range d.Default {
-			j.DefaultValue[i] = int(b)
-		}
-		if spec, ok := cat.Spec(d.Key); ok {
-			j.Updatable, j.Resettable, j.Secret, j.ReadOnly, j.Critical =
-				spec.Updatable, spec.Resettable, spec.Secret, spec.ReadOnly, spec.Critical
-		}
-		out = append(out, j)
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
-}
-
-var snapshotCompressions = map[string]uint8{
-	"Stored": wire.SnapshotCompressionStored, "Deflated": wire.SnapshotCompressionDeflated,
-	"Bzip2": wire.SnapshotCompressionBzip2, "Zstd": wire.SnapshotCompressionZstd,
-	"Lzma": wire.SnapshotCompressionLzma, "Xz": wire.SnapshotCompressionXz,
-}
-
-var snapshotTypes = map[string]uint8{
-	"FilesystemOverview": wire.SnapshotTypeFilesystemOverview, "ProcessList": wire.SnapshotTypeProcessList,
-	"ResourceUsage": wire.SnapshotTypeResourceUsage, "Test": wire.SnapshotTypeTest,
-	"ServerLogs": wire.SnapshotTypeServerLogs, "ServerConfig": wire.SnapshotTypeServerConfig, "All": wire.SnapshotTypeAll,
-}
-
-// snapshotTypesMax bounds the type list (its count is one byte).
-const snapshotTypesMax = 255
-
-// snapshotPolicy: the archive runs host commands, so it may take longer than a read.
-var snapshotPolicy = callPolicy{timeout: 60 * time.Second, budget: 10 * time.Second}
-
-// POST /snapshot: GetSnapshotFile (11), answered with the ZIP the node
-// returns. The node decides the permission (manage_servers, AUTH-1).
-func (s *Server) snapshot(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	o, e := readObject(r)
-	if e != nil {
-		return e
-	}
-	req := wire.SnapshotRequest{Compression: wire.SnapshotCompressionDeflated, Types: []uint8{wire.SnapshotTypeAll}}
-	if name, ok, e := o.str("compression", false); e != nil {
-		return e
-	} else if ok {
-		if req.Compression, ok = snapshotCompressions[name]; !ok {
-			return shapeError("compression", "unknown compression")
-		}
-	}
-	if o.present("snapshot_types") {
-		var names []string
-		if err := json.Unmarshal(o["snapshot_types"], &names); err != nil || len(names) > snapshotTypesMax {
-			return shapeError("snapshot_types", "expected an array of snapshot types")
-		}
-		req.Types = req.Types[:0]
-		for _, n := range names {
-			t, ok := snapshotTypes[n]
-			if !ok {
-				return shapeError("snapshot_types", "unknown snapshot type")
-			}
-			req.Types = append(req.Types, t)
-		}
-	}
-	payload, e := s.call(c, wire.CmdGetSnapshotFile, encode(req.Encode), snapshotPolicy, readTimeout)
-	if e != nil {
-		return e
-	}
-	name := "iggy_snapshot_" + time.Now().Format("20060102_150405") + ".zip"
-	w.Header().Set("Content-Type", "application/zip")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(payload)
-	return nil
+	return okJSON(w, list(descs, func(d wire.OptionDescriptor) optionSpecJSON { return optionSpecView(cat, d) }))
 }

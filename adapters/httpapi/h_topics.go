@@ -39,18 +39,17 @@ func topicView(t wire.TopicHeader) topicJSON {
 }
 
 func topicDetailsView(d wire.TopicDetails) topicDetailsJSON {
-	out := topicDetailsJSON{topicJSON: topicView(d.Topic), Partitions: make([]partitionJSON, 0, len(d.Partitions))}
-	for _, p := range d.Partitions {
-		out.Partitions = append(out.Partitions, partitionJSON{ID: p.ID, CreatedAt: p.CreatedAtMicros,
-			SegmentsCount: p.SegmentsCount, CurrentOffset: p.CurrentOffset, Size: sizeText(p.SizeBytes),
-			MessagesCount: p.MessagesCount})
-	}
-	return out
+	return topicDetailsJSON{topicJSON: topicView(d.Topic), Partitions: list(d.Partitions, partitionView)}
+}
+
+func partitionView(p wire.PartitionResponse) partitionJSON {
+	return partitionJSON{ID: p.ID, CreatedAt: p.CreatedAtMicros, SegmentsCount: p.SegmentsCount,
+		CurrentOffset: p.CurrentOffset, Size: sizeText(p.SizeBytes), MessagesCount: p.MessagesCount}
 }
 
 // topicPath reads {stream_id} and {topic_id}.
 func topicPath(r *http.Request) (wire.TopicRef, *apiError) {
-	stream, e := pathID(r, "stream_id")
+	stream, e := streamPath(r)
 	if e != nil {
 		return wire.TopicRef{}, e
 	}
@@ -63,24 +62,12 @@ func topicPath(r *http.Request) (wire.TopicRef, *apiError) {
 
 // GET /streams/{stream_id}/topics
 func (s *Server) getTopics(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	stream, e := pathID(r, "stream_id")
+	stream, e := streamPath(r)
 	if e != nil {
 		return e
 	}
-	payload, e := s.call(c, wire.CmdGetTopics, encode(wire.StreamRef{StreamID: stream}.Encode), readPolicy, readTimeout)
-	if e != nil {
-		return e
-	}
-	topics, code := wire.DecodeTopics(payload)
-	if code != wire.OK {
-		return badReply("GetTopics")
-	}
-	out := make([]topicJSON, 0, len(topics))
-	for _, t := range topics {
-		out = append(out, topicView(t))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	body := encode(wire.StreamRef{StreamID: stream}.Encode)
+	return readList(s, c, w, wire.CmdGetTopics, body, wire.DecodeTopics, topicView)
 }
 
 // GET /streams/{stream_id}/topics/{topic_id}
@@ -89,19 +76,7 @@ func (s *Server) getTopic(c caller, w http.ResponseWriter, r *http.Request) *api
 	if e != nil {
 		return e
 	}
-	payload, e := s.call(c, wire.CmdGetTopic, encode(ref.Encode), readPolicy, readTimeout)
-	if e != nil {
-		return e
-	}
-	d, found, code := wire.DecodeTopicDetails(payload)
-	switch {
-	case code != wire.OK:
-		return badReply("GetTopic")
-	case !found:
-		return notFound()
-	}
-	writeJSON(w, http.StatusOK, topicDetailsView(d))
-	return nil
+	return readOne(s, c, w, wire.CmdGetTopic, encode(ref.Encode), wire.DecodeTopicDetails, topicDetailsView)
 }
 
 // parseCreateTopic reads a POST /streams/{stream_id}/topics body:
@@ -111,12 +86,9 @@ func parseCreateTopic(stream wire.Identifier, o object) (wire.CreateTopicRequest
 	if e := o.onlyMembers("name", "partitions_count", "options"); e != nil {
 		return wire.CreateTopicRequest{}, e
 	}
-	name, _, e := o.str("name", true)
+	name, e := o.name(wire.InvalidTopicName)
 	if e != nil {
 		return wire.CreateTopicRequest{}, e
-	}
-	if !validName(name) {
-		return wire.CreateTopicRequest{}, fromCode(wire.InvalidTopicName, "name")
 	}
 	count, _, e := o.uint("partitions_count", math.MaxUint32, true)
 	if e != nil {
@@ -131,11 +103,7 @@ func parseCreateTopic(stream wire.Identifier, o object) (wire.CreateTopicRequest
 
 // POST /streams/{stream_id}/topics
 func (s *Server) createTopic(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	stream, e := pathID(r, "stream_id")
-	if e != nil {
-		return e
-	}
-	o, e := readObject(r)
+	stream, o, e := pathAndBody(r, streamPath)
 	if e != nil {
 		return e
 	}
@@ -143,16 +111,11 @@ func (s *Server) createTopic(c caller, w http.ResponseWriter, r *http.Request) *
 	if e != nil {
 		return e
 	}
-	payload, e := s.call(c, wire.CmdCreateTopic, encode(req.Encode), metaPolicy, metaTimeout)
+	d, e := fetch(s, c, metaWrite, wire.CmdCreateTopic, encode(req.Encode), mustHold(wire.DecodeTopicDetails))
 	if e != nil {
 		return e
 	}
-	d, found, code := wire.DecodeTopicDetails(payload)
-	if code != wire.OK || !found {
-		return badReply("CreateTopic")
-	}
-	writeJSON(w, http.StatusOK, topicDetailsView(d))
-	return nil
+	return okJSON(w, topicDetailsView(d))
 }
 
 // PUT /streams/{stream_id}/topics/{topic_id} with a flat body (RES-19..23).
@@ -170,19 +133,12 @@ func (s *Server) deleteTopic(c caller, w http.ResponseWriter, r *http.Request) *
 	if e != nil {
 		return e
 	}
-	if _, e := s.call(c, wire.CmdDeleteTopic, encode(ref.Encode), metaPolicy, metaTimeout); e != nil {
-		return e
-	}
-	return noContent(w)
+	return s.command(c, w, metaWrite, wire.CmdDeleteTopic, encode(ref.Encode))
 }
 
 // POST .../partitions with {"partitions_count": N}: 200 with an empty body.
 func (s *Server) createPartitions(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	ref, e := topicPath(r)
-	if e != nil {
-		return e
-	}
-	o, e := readObject(r)
+	ref, o, e := pathAndBody(r, topicPath)
 	if e != nil {
 		return e
 	}
@@ -191,7 +147,7 @@ func (s *Server) createPartitions(c caller, w http.ResponseWriter, r *http.Reque
 		return e
 	}
 	req := wire.PartitionsRequest{StreamID: ref.StreamID, TopicID: ref.TopicID, PartitionsCount: uint32(count)}
-	if _, e := s.call(c, wire.CmdCreatePartitions, encode(req.Encode), metaPolicy, metaTimeout); e != nil {
+	if _, e := s.call(c, wire.CmdCreatePartitions, encode(req.Encode), metaWrite); e != nil {
 		return e
 	}
 	w.WriteHeader(http.StatusOK)
@@ -209,10 +165,7 @@ func (s *Server) deletePartitions(c caller, w http.ResponseWriter, r *http.Reque
 		return e
 	}
 	req := wire.PartitionsRequest{StreamID: ref.StreamID, TopicID: ref.TopicID, PartitionsCount: uint32(count)}
-	if _, e := s.call(c, wire.CmdDeletePartitions, encode(req.Encode), metaPolicy, metaTimeout); e != nil {
-		return e
-	}
-	return noContent(w)
+	return s.command(c, w, metaWrite, wire.CmdDeletePartitions, encode(req.Encode))
 }
 
 // DELETE .../partitions/{partition_id}?segments_count=N deletes the N oldest
@@ -232,8 +185,5 @@ func (s *Server) deleteSegments(c caller, w http.ResponseWriter, r *http.Request
 	}
 	req := wire.DeleteSegmentsRequest{StreamID: ref.StreamID, TopicID: ref.TopicID, PartitionID: partition,
 		SegmentsCount: uint32(count)}
-	if _, e := s.call(c, wire.CmdDeleteSegments, encode(req.Encode), metaPolicy, metaTimeout); e != nil {
-		return e
-	}
-	return noContent(w)
+	return s.command(c, w, metaWrite, wire.CmdDeleteSegments, encode(req.Encode))
 }

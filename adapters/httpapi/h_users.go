@@ -21,6 +21,15 @@ type userDetailsJSON struct {
 	Permissions *permissionsJSON `json:"permissions"`
 }
 
+func userDetailsView(d wire.UserDetails) userDetailsJSON {
+	return userDetailsJSON{userJSON: userView(d.UserInfo), Permissions: permissionsView(d.Permissions)}
+}
+
+// encodeIdentifier is the body of a request that names one user.
+func encodeIdentifier(id wire.Identifier) []byte {
+	return encode(func(w *wire.Writer) { w.Identifier(id) })
+}
+
 func userView(u wire.UserInfo) userJSON {
 	status := "active"
 	if u.Status == wire.UserStatusInactive {
@@ -31,7 +40,7 @@ func userView(u wire.UserInfo) userJSON {
 }
 
 // userPath reads {user_id}; "me" is the caller.
-func userPath(c caller, r *http.Request) (wire.Identifier, *apiError) {
+func (c caller) userPath(r *http.Request) (wire.Identifier, *apiError) {
 	if r.PathValue("user_id") == "me" {
 		return wire.NumericID(c.userID()), nil
 	}
@@ -40,41 +49,16 @@ func userPath(c caller, r *http.Request) (wire.Identifier, *apiError) {
 
 // GET /users
 func (s *Server) getUsers(c caller, w http.ResponseWriter, _ *http.Request) *apiError {
-	payload, e := s.call(c, wire.CmdGetUsers, nil, readPolicy, readTimeout)
-	if e != nil {
-		return e
-	}
-	users, code := wire.DecodeUsers(payload)
-	if code != wire.OK {
-		return badReply("GetUsers")
-	}
-	out := make([]userJSON, 0, len(users))
-	for _, u := range users {
-		out = append(out, userView(u))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return readList(s, c, w, wire.CmdGetUsers, nil, wire.DecodeUsers, userView)
 }
 
 // GET /users/{user_id}
 func (s *Server) getUser(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	id, e := userPath(c, r)
+	id, e := c.userPath(r)
 	if e != nil {
 		return e
 	}
-	payload, e := s.call(c, wire.CmdGetUser, encode(func(w *wire.Writer) { w.Identifier(id) }), readPolicy, readTimeout)
-	if e != nil {
-		return e
-	}
-	if len(payload) == 0 {
-		return notFound()
-	}
-	d, code := wire.DecodeUserDetails(payload)
-	if code != wire.OK {
-		return badReply("GetUser")
-	}
-	writeJSON(w, http.StatusOK, userDetailsJSON{userJSON: userView(d.UserInfo), Permissions: permissionsView(d.Permissions)})
-	return nil
+	return readOne(s, c, w, wire.CmdGetUser, encodeIdentifier(id), emptyIsAbsent(wire.DecodeUserDetails), userDetailsView)
 }
 
 // userStatus reads the status word; absent is active.
@@ -140,21 +124,16 @@ func (s *Server) createUser(c caller, w http.ResponseWriter, r *http.Request) *a
 	if e != nil {
 		return e
 	}
-	payload, e := s.call(c, wire.CmdCreateUser, encode(req.Encode), metaPolicy, metaTimeout)
+	d, e := fetch(s, c, metaWrite, wire.CmdCreateUser, encode(req.Encode), wire.DecodeUserDetails)
 	if e != nil {
 		return e
 	}
-	d, code := wire.DecodeUserDetails(payload)
-	if code != wire.OK {
-		return badReply("CreateUser")
-	}
-	writeJSON(w, http.StatusOK, userDetailsJSON{userJSON: userView(d.UserInfo), Permissions: permissionsView(d.Permissions)})
-	return nil
+	return okJSON(w, userDetailsView(d))
 }
 
 // PUT /users/{user_id} with a flat body: username, status, reset (RES-19).
 func (s *Server) updateUser(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	id, e := userPath(c, r)
+	id, e := c.userPath(r)
 	if e != nil {
 		return e
 	}
@@ -163,23 +142,16 @@ func (s *Server) updateUser(c caller, w http.ResponseWriter, r *http.Request) *a
 
 // DELETE /users/{user_id}
 func (s *Server) deleteUser(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	id, e := userPath(c, r)
+	id, e := c.userPath(r)
 	if e != nil {
 		return e
 	}
-	if _, e := s.call(c, wire.CmdDeleteUser, encode(func(w *wire.Writer) { w.Identifier(id) }), metaPolicy, metaTimeout); e != nil {
-		return e
-	}
-	return noContent(w)
+	return s.command(c, w, metaWrite, wire.CmdDeleteUser, encodeIdentifier(id))
 }
 
 // PUT /users/{user_id}/password with {"current_password", "new_password"}.
 func (s *Server) changePassword(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	id, e := userPath(c, r)
-	if e != nil {
-		return e
-	}
-	o, e := readObject(r)
+	id, o, e := pathAndBody(r, c.userPath)
 	if e != nil {
 		return e
 	}
@@ -195,19 +167,12 @@ func (s *Server) changePassword(c caller, w http.ResponseWriter, r *http.Request
 		return fromCode(wire.InvalidPassword, "")
 	}
 	req := wire.ChangePasswordRequest{UserID: id, CurrentPassword: current, NewPassword: next}
-	if _, e := s.call(c, wire.CmdChangePassword, encode(req.Encode), metaPolicy, metaTimeout); e != nil {
-		return e
-	}
-	return noContent(w)
+	return s.command(c, w, metaWrite, wire.CmdChangePassword, encode(req.Encode))
 }
 
 // PUT /users/{user_id}/permissions with {"permissions": object | null}.
 func (s *Server) updatePermissions(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	id, e := userPath(c, r)
-	if e != nil {
-		return e
-	}
-	o, e := readObject(r)
+	id, o, e := pathAndBody(r, c.userPath)
 	if e != nil {
 		return e
 	}
@@ -216,81 +181,5 @@ func (s *Server) updatePermissions(c caller, w http.ResponseWriter, r *http.Requ
 		return e
 	}
 	req := wire.UpdatePermissionsRequest{UserID: id, Permissions: perms}
-	if _, e := s.call(c, wire.CmdUpdatePermissions, encode(req.Encode), metaPolicy, metaTimeout); e != nil {
-		return e
-	}
-	return noContent(w)
-}
-
-// patJSON is one token of GET /personal-access-tokens.
-type patJSON struct {
-	Name     string  `json:"name"`
-	ExpiryAt *uint64 `json:"expiry_at"`
-}
-
-// GET /personal-access-tokens: the caller's own tokens.
-func (s *Server) getTokens(c caller, w http.ResponseWriter, _ *http.Request) *apiError {
-	payload, e := s.call(c, wire.CmdGetPersonalAccessTokens, nil, readPolicy, readTimeout)
-	if e != nil {
-		return e
-	}
-	tokens, code := wire.DecodePATs(payload)
-	if code != wire.OK {
-		return badReply("GetPersonalAccessTokens")
-	}
-	out := make([]patJSON, 0, len(tokens))
-	for _, t := range tokens {
-		j := patJSON{Name: t.Name}
-		if t.ExpiryAt != wire.PATExpiryAtNever {
-			at := t.ExpiryAt
-			j.ExpiryAt = &at
-		}
-		out = append(out, j)
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
-}
-
-// POST /personal-access-tokens with {"name", "expiry"?} (µs; 0 is the
-// server default, u64::MAX never): {"token"}, shown once.
-func (s *Server) createToken(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	o, e := readObject(r)
-	if e != nil {
-		return e
-	}
-	name, _, e := o.str("name", true)
-	if e != nil {
-		return e
-	}
-	if !validName(name) {
-		return fromCode(wire.InvalidPersonalAccessTokenName, "name")
-	}
-	expiry, _, e := o.uint("expiry", wire.PATExpiryNever, false)
-	if e != nil {
-		return e
-	}
-	req := wire.CreatePATRequest{Name: name, Expiry: expiry}
-	payload, e := s.call(c, wire.CmdCreatePersonalAccessToken, encode(req.Encode), metaPolicy, metaTimeout)
-	if e != nil {
-		return e
-	}
-	reply, code := wire.DecodeCreatePATReply(payload)
-	if code != wire.OK {
-		return badReply("CreatePersonalAccessToken")
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"token": reply.Token})
-	return nil
-}
-
-// DELETE /personal-access-tokens/{name}
-func (s *Server) deleteToken(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	name := r.PathValue("name")
-	if !validName(name) {
-		return fromCode(wire.InvalidPersonalAccessTokenName, "name")
-	}
-	body := encode(func(w *wire.Writer) { wire.EncodeDeletePAT(w, name) })
-	if _, e := s.call(c, wire.CmdDeletePersonalAccessToken, body, metaPolicy, metaTimeout); e != nil {
-		return e
-	}
-	return noContent(w)
+	return s.command(c, w, metaWrite, wire.CmdUpdatePermissions, encode(req.Encode))
 }

@@ -53,6 +53,16 @@ func parseObject(body []byte) (object, *apiError) {
 	return obj, nil
 }
 
+// pathAndBody reads a route's path values with path, then its JSON object body.
+func pathAndBody[P any](r *http.Request, path func(*http.Request) (P, *apiError)) (P, object, *apiError) {
+	p, e := path(r)
+	if e != nil {
+		return p, nil, e
+	}
+	o, e := readObject(r)
+	return p, o, e
+}
+
 // shapeError is the plain 422 of a member of the wrong type or a missing one.
 func shapeError(member, want string) *apiError {
 	return plainError(http.StatusUnprocessableEntity,
@@ -104,6 +114,19 @@ func (o object) str(member string, required bool) (string, bool, *apiError) {
 		return "", false, shapeError(member, "expected a string")
 	}
 	return s, true, nil
+}
+
+// name reads the required "name" member of a create body; one that does not
+// fit a WireName is invalid, the scope's own code naming the member.
+func (o object) name(invalid wire.Code) (string, *apiError) {
+	name, _, e := o.str("name", true)
+	if e != nil {
+		return "", e
+	}
+	if !validName(name) {
+		return "", fromCode(invalid, "name")
+	}
+	return name, nil
 }
 
 // uint reads an unsigned integer member of at most max.

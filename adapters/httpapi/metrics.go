@@ -64,25 +64,28 @@ func newMetrics() *metrics {
 func (m *metrics) observeRoute(route string, status int, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	k := requestKey{route, status}
-	if _, ok := m.requests[k]; !ok && len(m.requests) >= seriesMax {
-		m.dropped++
-		return
+	if countSeries(m.requests, requestKey{route, status}, &m.dropped) {
+		histogramFor(m.routeLatency, route, &m.dropped).observe(d)
 	}
-	m.requests[k]++
-	histogramFor(m.routeLatency, route, &m.dropped).observe(d)
 }
 
 func (m *metrics) observeCommand(command string, ok bool, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	k := commandKey{command, ok}
-	if _, seen := m.commands[k]; !seen && len(m.commands) >= seriesMax {
-		m.dropped++
-		return
+	if countSeries(m.commands, commandKey{command, ok}, &m.dropped) {
+		histogramFor(m.commandLatency, command, &m.dropped).observe(d)
 	}
-	m.commands[k]++
-	histogramFor(m.commandLatency, command, &m.dropped).observe(d)
+}
+
+// countSeries adds one to k's counter; false, counting a drop, when k is
+// new and the family already holds seriesMax label sets.
+func countSeries[K comparable](counts map[K]uint64, k K, dropped *uint64) bool {
+	if _, seen := counts[k]; !seen && len(counts) >= seriesMax {
+		*dropped++
+		return false
+	}
+	counts[k]++
+	return true
 }
 
 // histogramFor returns key's histogram, or a throwaway one past the bound.

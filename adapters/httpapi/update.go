@@ -2,12 +2,26 @@ package httpapi
 
 import (
 	"encoding/json"
+	"net/http"
 
 	"github.com/iggygo/iggy/wire"
 )
 
 // resetMember is the one member of a PUT body that is not an option key.
 const resetMember = "reset"
+
+// update sends UpdateResource (16) with the PUT body's set and reset lists.
+func (s *Server) update(c caller, w http.ResponseWriter, r *http.Request, q wire.UpdateResourceRequest) *apiError {
+	o, e := readObject(r)
+	if e != nil {
+		return e
+	}
+	cat, _ := wire.CatalogFor(q.Scope)
+	if q.Set, q.Reset, e = updateBody(cat, o); e != nil {
+		return e
+	}
+	return s.command(c, w, metaWrite, wire.CmdUpdateResource, encode(q.Encode))
+}
 
 // updateBody reads the flat PUT body of a stream, topic or user (RES-19..23)
 // into the set and reset lists of UpdateResource (RES-5): every member other
