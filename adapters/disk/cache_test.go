@@ -155,3 +155,33 @@ func TestDeleteWaitsForEvictionSync(t *testing.T) {
 		t.Fatalf("x still readable: %+v", cs[0])
 	}
 }
+
+// A reader that falls behind by more than the channel buffer loses nothing:
+// completions past it wait in the backlog, in order, and are still delivered
+// after Close, before the channel closes.
+func TestBacklogBeyondChannelBuffer(t *testing.T) {
+	d, err := New(t.TempDir(), Options{Backend: newJitter(0), RequestsQueuedMax: 3 * channelSlotsMax})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 2*channelSlotsMax + 7
+	reqs := make([]storage.Request, total)
+	for i := range reqs {
+		reqs[i] = read("missing", 0, 1) // fast: the open fails
+		reqs[i].ID = storage.ReqID(i + 1)
+	}
+	if err := d.Submit(reqs...); err != nil {
+		t.Fatal(err)
+	}
+	d.Close() // every request completes without anyone reading
+	seen := make(map[storage.ReqID]bool, total)
+	for c := range d.Completions() {
+		if c.Result != storage.ResultNotFound || seen[c.ID] {
+			t.Fatalf("completion %d: result %d, seen before %v", c.ID, c.Result, seen[c.ID])
+		}
+		seen[c.ID] = true
+	}
+	if len(seen) != total {
+		t.Fatalf("%d completions of %d", len(seen), total)
+	}
+}

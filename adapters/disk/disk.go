@@ -25,6 +25,13 @@ const (
 	FilesOpenMaxDefault      = 1024
 	RequestsQueuedMaxDefault = 4096
 	workersMax               = 256
+	// channelSlotsMax bounds the buffers of the submission and completion
+	// channels. RequestsQueuedMax may be far larger (the server sets it far
+	// above what the node can have in flight), and a channel buffer is
+	// allocated whole and, holding pointers, scanned by every GC cycle; so
+	// completions past this many wait in dispatch's backlog instead, which
+	// only grows as far as it is used.
+	channelSlotsMax = 4096
 )
 
 // ErrBusy is returned by Submit when the requests would exceed the bound on
@@ -75,10 +82,10 @@ func New(root string, opts Options) (*Disk, error) {
 	d := &Disk{
 		exec:        executor{root: abs, backend: opts.Backend, files: newFDCache(opts.Backend, opts.FilesOpenMax)},
 		queuedMax:   opts.RequestsQueuedMax,
-		submits:     make(chan []*node, opts.RequestsQueuedMax),
+		submits:     make(chan []*node, min(opts.RequestsQueuedMax, channelSlotsMax)),
 		work:        make(chan *node),
 		done:        make(chan *node, opts.Workers),
-		completions: make(chan storage.Completion, opts.RequestsQueuedMax),
+		completions: make(chan storage.Completion, min(opts.RequestsQueuedMax, channelSlotsMax)),
 		stopped:     make(chan struct{}),
 	}
 	var workers sync.WaitGroup
@@ -135,17 +142,21 @@ func (d *Disk) Submit(reqs ...storage.Request) error {
 		return ErrBusy
 	}
 	d.inFlight.Add(int64(len(reqs)))
-	d.submits <- nodes // never blocks: it holds at most inFlight batches
+	// Blocks only while dispatch is channelSlotsMax batches behind; dispatch
+	// always takes submissions, whatever else waits.
+	d.submits <- nodes
 	return nil
 }
 
-// Completions delivers one completion per submitted request. It is buffered
-// for every request in flight, so the Disk never waits for its reader, and it
-// is closed after Close once every request has completed.
+// Completions delivers one completion per submitted request, in the order
+// they completed. Completions the reader has not taken wait in the Disk (the
+// channel buffer, then a backlog), so the Disk never waits for its reader. It
+// is closed after Close once every completion has been delivered.
 func (d *Disk) Completions() <-chan storage.Completion { return d.completions }
 
 // Close stops accepting requests, waits until every submitted request has
-// completed, closes the descriptors and then the Completions channel.
+// completed and closes the descriptors. Completions then delivers what is
+// left and is closed.
 func (d *Disk) Close() {
 	d.submitMu.Lock()
 	if !d.closed {
@@ -167,12 +178,17 @@ func (d *Disk) worker() {
 // to workers and reports completions, until closed and drained.
 func (d *Disk) dispatch(workers *sync.WaitGroup) {
 	s := newScheduler()
+	var backlog completionQueue
 	submits := d.submits
 	for submits != nil || s.pending > 0 {
 		var work chan *node
 		next := s.peek()
 		if next != nil {
 			work = d.work
+		}
+		var deliver chan storage.Completion
+		if backlog.len() > 0 {
+			deliver = d.completions
 		}
 		select {
 		case nodes, ok := <-submits:
@@ -187,14 +203,34 @@ func (d *Disk) dispatch(workers *sync.WaitGroup) {
 			s.pop()
 		case n := <-d.done:
 			s.complete(n)
-			assert.That(len(d.completions) < cap(d.completions), "disk: completion buffer full")
-			d.completions <- n.completion
+			backlog.push(n.completion)
+			assert.That(backlog.len() <= d.queuedMax, "disk: backlog of %d completions", backlog.len())
+			d.deliverBuffered(&backlog)
+		case deliver <- backlog.front():
+			backlog.pop()
 			d.inFlight.Add(-1)
+			d.deliverBuffered(&backlog)
 		}
 	}
 	close(d.work)
 	workers.Wait()
 	d.exec.files.closeAll()
-	close(d.completions)
 	close(d.stopped)
+	for backlog.len() > 0 {
+		d.completions <- backlog.front()
+		backlog.pop()
+		d.inFlight.Add(-1)
+	}
+	close(d.completions)
+}
+
+// deliverBuffered moves completions from the backlog into the channel while
+// its buffer has room. Decrementing inFlight after the send keeps Submit's
+// count (inFlight + buffered) from missing one in between.
+func (d *Disk) deliverBuffered(b *completionQueue) {
+	for b.len() > 0 && len(d.completions) < cap(d.completions) {
+		d.completions <- b.front()
+		b.pop()
+		d.inFlight.Add(-1)
+	}
 }

@@ -14,6 +14,11 @@ import (
 // debug build refuses unknown ones.
 const cpuProfileEnv = "IGGYGO_CPU_PROFILE"
 
+// heapProfileEnv names the file the allocation profile (pprof "allocs":
+// bytes and objects allocated since start, and what is live) is written to
+// when the server stops, to find what the data path allocates.
+const heapProfileEnv = "IGGYGO_HEAP_PROFILE"
+
 // cpuProfile writes a CPU profile of the whole run to a file. SIGUSR1 starts
 // it over (the file is truncated), so a benchmark can leave its setup out.
 type cpuProfile struct {
@@ -23,8 +28,32 @@ type cpuProfile struct {
 }
 
 // startCPUProfile starts profiling when IGGYGO_CPU_PROFILE is set and returns
-// the function that stops it and flushes the file.
+// the function that stops it and flushes the file (and writes the
+// allocation profile when IGGYGO_HEAP_PROFILE is set).
 func startCPUProfile() (stop func()) {
+	stopCPU := startCPUOnly()
+	return func() {
+		stopCPU()
+		writeHeapProfile(os.Getenv(heapProfileEnv))
+	}
+}
+
+func writeHeapProfile(path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "iggy-server: heap profile:", err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "iggy-server: heap profile:", err)
+	}
+}
+
+func startCPUOnly() (stop func()) {
 	path := os.Getenv(cpuProfileEnv)
 	if path == "" {
 		return func() {}
