@@ -101,6 +101,9 @@ func (c *cluster) tick() {
 			continue
 		}
 		for range c.rng.IntN(c.opts.diskOps + 1) {
+			if n.stalled {
+				break
+			}
 			comp, ok := n.disk.Next()
 			if !ok {
 				break

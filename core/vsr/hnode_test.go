@@ -19,6 +19,7 @@ type hnode struct {
 	id      uint8
 	disk    *disk.Disk
 	r       *Replica // nil while down
+	stalled bool     // the disk completes nothing (a late disk)
 	journal *Journal
 	nextID  storage.ReqID
 	owners  map[storage.ReqID]owner
@@ -84,7 +85,7 @@ func (n *hnode) submit(k ownerKind, r storage.Request) storage.ReqID {
 // A new cluster's replicas open as a new group (a zero superblock).
 func (n *hnode) boot(created bool) {
 	c := n.c
-	*n = hnode{c: c, id: n.id, disk: n.disk, owners: map[storage.ReqID]owner{}, viewSync: n.viewSync}
+	*n = hnode{c: c, id: n.id, disk: n.disk, owners: map[storage.ReqID]owner{}, viewSync: n.viewSync, stalled: n.stalled}
 	a, _ := n.disk.File(superblockA)
 	b, _ := n.disk.File(superblockB)
 	sb, ok := Newest(a.Volatile, b.Volatile)

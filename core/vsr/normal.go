@@ -104,6 +104,7 @@ func (r *Replica) fromPrimaryInView(m *Message) bool {
 		return false
 	}
 	r.primarySeen = r.now
+	r.voteNext = false // the primary is alive: withdraw the vote
 	return true
 }
 

@@ -106,7 +106,10 @@ type Replica struct {
 	// View change and recovery.
 	changeSince uint64
 	resendAt    uint64
-	svcFrom     uint32 // bit per replica
+	svcFrom     uint32              // bit per replica
+	voteNext    bool                // votes for view+1 (VSR-15)
+	svcVote     [ReplicasMax]uint32 // the view each peer last voted for
+	svcAt       [ReplicasMax]uint64 // tick that vote was last heard
 	dvcSent     bool
 	votes       [ReplicasMax]*Message
 

@@ -16,13 +16,15 @@ var update = flag.Bool("update", false, "rewrite the expected output of the scen
 // the expected output, separated by blank lines. Lines starting with '#'
 // are comments; "# seed: N" sets the seed (default 1). Commands:
 //
-//	cluster [replicas=3] [window=256] [checkpoint=64] [loss=0] [dup=0] [delay=3] [disk=4]
+//	cluster [replicas=3] [window=256] [checkpoint=64] [loss=0] [dup=0] [delay=3] [disk=4] [image=3000] [chunk=1024]
 //	propose n=K [at=R]        K ops in one step at the primary (or R)
 //	run ticks=T [load=K]      T ticks, K ops proposed per tick at each primary
 //	wait <cond> [max=T] [load=K]  tick until cond: committed=N, established, converged
 //	crash r=R [torn]          power loss of R's disk (a torn prefix of unsynced writes kept)
 //	kill r=R                  R's process dies, its page cache survives
 //	restart r=R               R boots from its disk
+//	stall r=R                 R's disk stops completing requests (they stay queued)
+//	unstall r=R               R's disk makes progress again
 //	corrupt r=R ops=K         R (down) loses its last K journaled prepares, synced or not
 //	partition A.. | B..       cut every link between the two groups
 //	heal                      restore every link
@@ -212,6 +214,8 @@ func (r *runner) exec(command string) []string {
 		o.dup = a.float(t, "dup", o.dup)
 		o.delayMax = a.int(t, "delay", o.delayMax)
 		o.diskOps = a.int(t, "disk", o.diskOps)
+		o.imageBytes = a.int(t, "image", o.imageBytes)
+		o.chunkBytes = a.int(t, "chunk", o.chunkBytes)
 		r.c = newCluster(t, o)
 		return []string{fmt.Sprintf("%d replicas", o.replicas)}
 	case "propose":
@@ -231,6 +235,9 @@ func (r *runner) exec(command string) []string {
 		id := r.replica(a)
 		r.c.restart(id)
 		return []string{r.c.nodes[id].describe()}
+	case "stall", "unstall":
+		r.c.nodes[r.replica(a)].stalled = fields[0] == "stall"
+		return nil
 	case "corrupt":
 		return r.corrupt(r.replica(a), a.int(t, "ops", 1))
 	case "partition":

@@ -87,17 +87,15 @@ func (r *Replica) Tick() {
 			r.tickBackup()
 		}
 	case StatusViewChange:
-		if r.now-r.changeSince >= ViewChangeStatusTicks {
+		if r.now-r.changeSince >= ViewChangeStatusTicks && !r.voteNext {
 			r.marks.Hit("vsr.view_change.timeout")
-			r.enterViewChange(r.view + 1)
-			return
+			r.startVoting()
 		}
 		r.kick()
 	case StatusRecovering:
-		if r.now-r.changeSince >= RecoveringTimeoutTicks {
+		if r.now-r.changeSince >= RecoveringTimeoutTicks && !r.voteNext {
 			r.marks.Hit("vsr.recovery.timeout")
-			r.enterViewChange(r.view + 1)
-			return
+			r.startVoting()
 		}
 		r.kick()
 	}
@@ -124,9 +122,13 @@ func (r *Replica) tickPrimary() {
 }
 
 func (r *Replica) tickBackup() {
-	if r.now-r.primarySeen >= ViewChangeTimeoutTicks {
+	if r.now-r.primarySeen >= ViewChangeTimeoutTicks && !r.voteNext {
 		r.marks.Hit("vsr.backup.primary_timeout")
-		r.enterViewChange(r.view + 1)
+		r.startVoting()
+	}
+	if r.voteNext {
+		r.kick()
+		r.tallyVotes() // votes heard earlier may have gone stale meanwhile
 	}
 }
 

@@ -25,11 +25,21 @@ type transferState struct {
 
 // onRangeEvicted: the source no longer holds the ops the repair needs, so
 // the replica asks for the source's checkpoint instead (VSR-22). A lost
-// answer costs a repair retry, which asks again.
+// answer costs a repair retry, which asks again. A transfer still under
+// way from another replica (the source of a view the replica has left,
+// perhaps down since) is dropped for this one: a replica whose view ran
+// ahead of its transfer still completes one (VSR-25).
 func (r *Replica) onRangeEvicted(m *Message) {
-	s := &r.sync
-	if !s.active || m.From != s.source || m.View != r.view || m.Op != s.cursor+1 || r.transfer.active {
+	s, t := &r.sync, &r.transfer
+	if !s.active || m.From != s.source || m.View != r.view || m.Op != s.cursor+1 {
 		return
+	}
+	if t.active {
+		if t.emitted || t.source == m.From {
+			return
+		}
+		r.marks.Hit("vsr.state_transfer.source_changed")
+		*t = transferState{}
 	}
 	r.marks.Hit("vsr.repair.range_evicted")
 	r.send(Message{Command: CmdRequestStateTransfer, To: m.From, View: r.view})

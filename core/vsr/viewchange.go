@@ -19,7 +19,8 @@ func (r *Replica) enterViewChange(v uint32) {
 	r.view = v
 	r.status = StatusViewChange
 	r.changeSince, r.resendAt = r.now, r.now
-	r.svcFrom = 1 << r.id
+	r.voteNext = false
+	r.svcFrom = 1<<r.id | r.votersOf(v)
 	r.dvcSent = false
 	r.votes = [ReplicasMax]*Message{}
 	r.sync = syncState{}
@@ -32,6 +33,7 @@ func (r *Replica) enterRecovering() {
 	r.marks.Hit("vsr.recovery.started")
 	r.status = StatusRecovering
 	r.changeSince, r.resendAt = r.now, r.now
+	r.voteNext = false
 	r.sync = syncState{}
 	r.kick()
 }
@@ -51,6 +53,9 @@ func (r *Replica) kick() {
 		return
 	}
 	r.resendAt = r.now + ViewChangeRetransmitTicks
+	if r.voteNext {
+		r.broadcast(Message{Command: CmdStartViewChange, View: r.view + 1})
+	}
 	switch r.status {
 	case StatusViewChange:
 		r.broadcast(Message{Command: CmdStartViewChange, View: r.view})
@@ -93,18 +98,31 @@ func (r *Replica) finishAdopt() {
 	}
 }
 
-// onStartViewChange counts a vote to leave the view; a vote for a newer
-// view makes this replica vote too (VSR-15: the view changes only once a
-// quorum voted).
+// onStartViewChange counts a vote for view m.View. The replica follows
+// only a quorum of votes (VSR-15), or proof that its view is over: a vote
+// from its own primary (it stepped down), or a vote two views ahead, whose
+// sender is in a view above this one already.
 func (r *Replica) onStartViewChange(m *Message) {
-	if m.View < r.view || m.View == r.view && r.status != StatusViewChange {
+	if m.View < r.view {
 		return
 	}
-	if m.View > r.view {
-		r.enterViewChange(m.View)
+	r.recordStartViewChange(m.From, m.View)
+	switch {
+	case m.View == r.view:
+		if r.status == StatusViewChange {
+			r.svcFrom |= 1 << m.From
+			r.maybeVote()
+		}
+		return
+	case m.View > r.view+1:
+		r.marks.Hit("vsr.view_change.behind")
+		r.enterViewChange(m.View - 1)
+	case m.From == r.Primary() && r.status == StatusNormal:
+		r.marks.Hit("vsr.view_change.primary_abdicated")
+		r.startVoting()
+		return
 	}
-	r.svcFrom |= 1 << m.From
-	r.maybeVote()
+	r.tallyVotes()
 }
 
 // maybeVote sends do_view_change to the new primary once a quorum voted.
