@@ -28,6 +28,9 @@ func (n *Node) applyPrepare(p *vsr.Prepare, replaying bool) {
 	n.applied, n.appliedChecksum = p.Op, p.Checksum
 	w, waited := n.waiting[p.Op]
 	delete(n.waiting, p.Op)
+	if !waited {
+		w, waited = n.takeForwarded(p)
+	}
 	client := wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}
 	if p.Kind == vsr.KindCommand && n.appliedBefore(p, client, w, waited) {
 		return

@@ -5,7 +5,6 @@ import (
 
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
-	"github.com/iggygo/iggy/wire"
 	"github.com/zeebo/xxh3"
 )
 
@@ -66,6 +65,10 @@ func (n *Node) MetadataDigest() uint64 {
 func (n *Node) onPeer(m PeerMessage) {
 	if n.replica == nil || m.Group != (GroupID{}) {
 		return // not open yet, or a group this node does not run
+	}
+	if m.Msg.Command == vsr.CmdRequest {
+		n.onForwarded(m.Msg)
+		return
 	}
 	n.replica.Step(m.Msg)
 	n.applyCommitted()
@@ -163,13 +166,8 @@ func (n *Node) settleWaiters() {
 		if e, ok := n.clients[w.conn.client]; ok {
 			e.inflight = false
 		}
-		if _, open := n.conns[w.conn.id]; !open {
-			continue
-		}
-		if w.header.Operation == wire.OpLogout {
-			n.deny(w.conn, w.header, wire.TransientNotCommitted)
-		} else {
-			n.reject(w.conn, w.header, wire.TransientNotCommitted)
+		if _, open := n.conns[w.conn.id]; open {
+			n.unknownOutcome(w)
 		}
 	}
 }

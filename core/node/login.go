@@ -55,16 +55,14 @@ func (n *Node) proposeRegister(c *conn, h wire.RequestHeader, userID uint32) {
 		n.evict(c, h, wire.EvictSessionError)
 		return
 	}
-	if n.replica.Full() {
-		n.reject(c, h, wire.TransientNotAccepted)
-		return
-	}
-	op := n.propose(vsr.Prepare{
+	p := vsr.Prepare{
 		Kind: vsr.KindRegister, Timestamp: n.now.NowMicros,
 		ClientLo: h.Client.Lo, ClientHi: h.Client.Hi, UserID: userID,
 		Operation: uint8(wire.OpRegister), Body: registerBody(userID),
-	})
-	n.waiting[op] = waiter{conn: c, header: h}
+	}
+	if !n.proposeFor(c, h, p, "") {
+		n.reject(c, h, wire.TransientNotAccepted)
+	}
 }
 
 // authenticate tries the password shape, then the token shape, and calls
@@ -132,31 +130,34 @@ func (n *Node) logout(c *conn, h wire.RequestHeader) {
 		n.raw(c, h)
 		return
 	}
-	if n.replica.Full() {
+	if !n.proposeFor(c, h, logoutPrepare(c.client, c.session, n.now.NowMicros), "") {
 		n.deny(c, h, wire.TransientNotAccepted)
-		return
 	}
-	op := n.proposeLogout(c.client, c.session)
-	n.waiting[op] = waiter{conn: c, header: h}
 }
 
-// proposeLogout ends the session of client numbered session. The number is
+// logoutPrepare ends the session of client numbered session. The number is
 // in the op, so a logout that commits after the client registered again (a
 // late implicit logout of its old connection) ends nothing.
-func (n *Node) proposeLogout(client wire.U128, session uint64) uint64 {
-	return n.propose(vsr.Prepare{
-		Kind: vsr.KindLogout, Timestamp: n.now.NowMicros,
+func logoutPrepare(client wire.U128, session, nowMicros uint64) vsr.Prepare {
+	return vsr.Prepare{
+		Kind: vsr.KindLogout, Timestamp: nowMicros,
 		ClientLo: client.Lo, ClientHi: client.Hi, Operation: uint8(wire.OpLogout),
 		Body: binary.LittleEndian.AppendUint64(nil, session),
-	})
+	}
 }
 
 // implicitLogout ends the session of a closed connection, unless another
 // connection has taken the client id over since.
 func (n *Node) implicitLogout(c *conn) {
 	e, ok := n.clients[c.client]
-	if !ok || e.session != c.session || n.replica.Full() {
+	if !ok || e.session != c.session {
 		return
 	}
-	n.proposeLogout(c.client, c.session)
+	p := logoutPrepare(c.client, c.session, n.now.NowMicros)
+	switch {
+	case !n.replica.Full():
+		n.propose(p)
+	case n.canForward(c.client):
+		n.forward(p) // nobody awaits the answer
+	}
 }

@@ -52,16 +52,17 @@ func (n *Node) proposeCommand(c *conn, h wire.RequestHeader, cmd metadata.Comman
 		n.evict(c, h, wire.EvictNoSession)
 	case e.inflight:
 		n.reject(c, h, wire.TransientNotCommitted)
-	case n.replica.Full():
-		n.reject(c, h, wire.TransientNotAccepted)
 	default:
-		e.inflight = true
-		op := n.propose(vsr.Prepare{
+		p := vsr.Prepare{
 			Kind: vsr.KindCommand, Timestamp: n.now.NowMicros,
 			ClientLo: c.client.Lo, ClientHi: c.client.Hi, Request: h.Request,
 			UserID: c.userID, Operation: uint8(h.Operation), Body: metadata.Encode(cmd),
-		})
-		n.waiting[op] = waiter{conn: c, header: h, token: token}
+		}
+		if !n.proposeFor(c, h, p, token) {
+			n.reject(c, h, wire.TransientNotAccepted)
+			return
+		}
+		e.inflight = true
 	}
 }
 

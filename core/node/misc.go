@@ -19,6 +19,7 @@ func (n *Node) onTick() {
 	if n.boot == nil || n.boot.phase != bootDone {
 		return
 	}
+	n.expireForwards()
 	n.evictStale()
 	n.cleanTokens()
 	if n.now.Ticks%retentionEveryTicks != 0 {

@@ -35,9 +35,11 @@ type state struct {
 	// waiting maps a proposed metadata op to the connection awaiting its reply.
 	waiting map[uint64]waiter
 	// writes maps an append or offset write awaiting its completion to its requester.
-	writes  map[writeKey]pendingWrite
-	polls   map[uint64]pendingPoll
-	pollSeq uint64
+	// forwards are requests a backup handed to its primary, by client.
+	forwards map[wire.U128]forwarded
+	writes   map[writeKey]pendingWrite
+	polls    map[uint64]pendingPoll
+	pollSeq  uint64
 
 	balanced map[topicKey]uint32 // round-robin cursors of Balanced sends
 	policies map[topicKey]durability
@@ -54,6 +56,7 @@ func newState() *state {
 		conns:      map[bus.ConnID]*conn{},
 		partitions: map[partKey]*partition.Log{},
 		waiting:    map[uint64]waiter{},
+		forwards:   map[wire.U128]forwarded{},
 		writes:     map[writeKey]pendingWrite{},
 		jobs:       map[uint64]func(compute.Result){},
 		policies:   map[topicKey]durability{},
