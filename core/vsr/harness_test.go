@@ -62,6 +62,7 @@ type cluster struct {
 	acked     map[uint64]uint64 // op -> checksum, acknowledged to a client as persisted
 	requests  uint64            // proposals made, for distinct bodies
 	forged    bool              // messages were forged: agreement is not checked
+	onSend    func(Message)     // sees every message a replica sends, if set
 }
 
 func newCluster(t testing.TB, opts options) *cluster {
@@ -234,6 +235,9 @@ type network struct {
 }
 
 func (c *cluster) send(m Message) {
+	if c.onSend != nil {
+		c.onSend(m)
+	}
 	net := &c.net
 	if c.rng.Float64() < c.opts.loss || len(net.packets) >= packetsMax {
 		return

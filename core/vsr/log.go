@@ -21,6 +21,11 @@ type window struct {
 	baseChecksum uint64 // checksum of the prepare of op base
 	baseKnown    bool   // false when restarted without it (standalone)
 	entries      []Prepare
+	// ends[i] is the encoded size of the prepares up to entries[i], counted
+	// from an arbitrary origin (baseEnd at base), so the bytes between two
+	// ops cost one subtraction (VSR-17).
+	ends    []uint64
+	baseEnd uint64
 }
 
 func (w *window) head() uint64 { return w.base + uint64(len(w.entries)) }
@@ -58,7 +63,21 @@ func (w *window) headChecksum() uint64 {
 func (w *window) append(p Prepare) {
 	assert.That(p.Op == w.head()+1, "log: op %d after %d", p.Op, w.head())
 	assert.That(len(w.entries) < logOpsMax, "log: %d prepares in memory", len(w.entries))
+	w.ends = append(w.ends, w.endAt(w.head())+uint64(PrepareHeaderSize+len(p.Body)))
 	w.entries = append(w.entries, p)
+}
+
+// endAt is the running size at op, clamped to the ops held.
+func (w *window) endAt(op uint64) uint64 {
+	if op <= w.base || len(w.ends) == 0 {
+		return w.baseEnd
+	}
+	return w.ends[min(op, w.head())-w.base-1]
+}
+
+// bytesAfter is the encoded size of the prepares held after op.
+func (w *window) bytesAfter(op uint64) uint64 {
+	return w.endAt(w.head()) - w.endAt(op)
 }
 
 // truncate drops the prepares after op.
@@ -67,6 +86,7 @@ func (w *window) truncate(op uint64) {
 	if op < w.head() {
 		clear(w.entries[op-w.base:])
 		w.entries = w.entries[:op-w.base]
+		w.ends = w.ends[:op-w.base]
 	}
 }
 
@@ -83,6 +103,8 @@ func (w *window) evict(upTo uint64, keep int) {
 	last := w.entries[n-1]
 	clear(w.entries[:n])
 	w.entries = w.entries[n:]
+	w.baseEnd = w.ends[n-1]
+	w.ends = w.ends[n:]
 	w.base, w.baseChecksum, w.baseKnown = last.Op, last.Checksum, true
 }
 

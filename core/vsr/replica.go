@@ -229,12 +229,31 @@ func (r *Replica) Propose(p Prepare) (uint64, bool) {
 	raw := Seal(&p)
 	r.appendLocal(p, raw)
 	for to := range r.count {
-		if to != r.id {
+		if to != r.id && r.hasCredit(to) {
 			r.send(Message{Command: CmdPrepare, To: to, View: r.view, Op: p.Op, Checksum: p.Checksum,
 				Parent: parent, Commit: r.commit, Prepares: []Prepare{p}})
 		}
 	}
 	return p.Op, true
+}
+
+// PrepareCreditBytesMax bounds, per backup, the prepare bytes the primary
+// pushes past what that backup acknowledged as written (VSR-17). A backup
+// that falls this far behind is sent nothing more until it acknowledges:
+// it pulls what it missed through repair (the heartbeat names the head),
+// at its own pace, and it never holds back the others, since commits need
+// only a quorum.
+const PrepareCreditBytesMax = 32 << 20
+
+// hasCredit reports whether the log's newest prepare fits in the credit
+// window of backup to.
+func (r *Replica) hasCredit(to uint8) bool {
+	assert.That(r.IsPrimary() && to != r.id, "credit of %d asked by %d", to, r.id)
+	if r.log.bytesAfter(r.acks[to].written) <= PrepareCreditBytesMax {
+		return true
+	}
+	r.marks.Hit("vsr.prepare.credit_exhausted")
+	return false
 }
 
 // appendLocal adds a sealed prepare to the log and queues it for the journal.
