@@ -21,6 +21,7 @@ const (
 // node's duplicate table can answer it with its first reply.
 type client struct {
 	idx     int
+	target  int // the replica it connects to
 	id      wire.U128
 	counter uint64
 	session uint64
@@ -32,6 +33,7 @@ type client struct {
 	// deadline is when the attempt in flight times out.
 	deadline uint64
 	names    int          // creates so far: names are "s<idx>-<n>", "t<idx>-<n>"
+	churn    churn        // what it created to update and delete
 	store    *storeIntent // the offset store a poll by next asks for
 	final    *finalRead   // client 0's read-back after heal
 	done     bool         // nothing left to do after heal
@@ -52,7 +54,7 @@ type attempt struct {
 }
 
 func (w *World) newClient(idx int) *client {
-	c := &client{idx: idx}
+	c := &client{idx: idx, target: idx % w.knobs.Replicas}
 	w.freshIdentity(c)
 	return c
 }
@@ -131,6 +133,7 @@ func (w *World) connect(c *client) {
 	l, ok := w.dial(c)
 	if !ok {
 		c.nextAt = w.tick + 1 + w.rng.Uint64N(reconnectTicksMax)
+		w.moveOn(c)
 		return
 	}
 	c.link, c.bound = l, false
@@ -166,13 +169,15 @@ func (w *World) start(c *client, a *attempt, timeout uint64) {
 
 // lost forgets the connection: a reset seen, a timeout, a close by the
 // server. The attempt in flight stays open on the link, for a late reply
-// or a crash to settle; the op is retried after reconnecting.
+// or a crash to settle; the op is retried after reconnecting, in a
+// replica set on another replica.
 func (w *World) lost(c *client) {
 	if c.link != nil {
 		c.link.clientGone = true
 		w.event("client %d: lost conn %d", c.idx, c.link.id)
 	}
 	c.link, c.bound, c.att = nil, false, nil
+	w.moveOn(c)
 	c.nextAt = w.tick + 1 + w.rng.Uint64N(reconnectTicksMax)
 	if c.op != nil && !w.retries(c.op) {
 		w.marks.Hit("sim.client.gave_up")
@@ -203,6 +208,11 @@ func (w *World) onFrame(c *client, frame []byte) {
 		w.settle(a, status, nil, false)
 		c.att = nil
 		c.nextAt = w.tick + 1 + w.rng.Uint64N(transientRetryTicksMax)
+		if w.cluster() { // not the primary, or no longer: retry elsewhere
+			l := c.link
+			w.lost(c)
+			w.hangUp(l)
+		}
 		return
 	}
 	c.att = nil

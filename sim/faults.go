@@ -38,18 +38,24 @@ func (w *World) faulty() bool { return !w.healed }
 // chance is true with probability ppm per million.
 func (w *World) chance(ppm int) bool { return ppm > 0 && w.rng.IntN(1_000_000) < ppm }
 
-// faults draws this tick's process, clock and at-rest faults.
+// faults draws this tick's process, clock and at-rest faults, replica by
+// replica.
 func (w *World) faults() {
-	h := &w.host
+	for _, h := range w.hosts {
+		w.hostFaults(h)
+	}
+}
+
+func (w *World) hostFaults(h *host) {
 	k := &w.knobs
 	switch {
 	case h.node != nil && w.chance(k.KillPerMillion):
-		w.crash(oracles.CrashKill)
+		w.crash(h, oracles.CrashKill)
 	case h.node != nil && w.chance(k.PowerLossPerMillion):
-		w.crash(oracles.CrashPowerLoss)
+		w.crash(h, oracles.CrashPowerLoss)
 	case h.node != nil && !h.paused(w.tick) && w.chance(k.PausePerMillion):
 		w.marks.Hit("sim.node.paused")
-		w.event("pause")
+		w.event("pause %d", h.idx)
 		h.pausedUntil = w.tick + 1 + w.rng.Uint64N(k.PauseTicksMax)
 	}
 	if w.chance(k.ClockStepPerMillion) {
@@ -64,17 +70,34 @@ func (w *World) faults() {
 	// from the boot that may cut the damaged record (the oracles' crash
 	// operation carries the exemption).
 	if h.booted && w.chance(k.DamagePerMillion) {
-		w.damageSegment()
+		w.damageSegment(h)
 	}
-	if h.booted && w.chance(k.MetaDamagePerMillion) {
-		w.damageMetadata()
+	if h.booted && w.chance(k.MetaDamagePerMillion) && w.mayDamageMetadata(h) {
+		w.damageMetadata(h)
 	}
 }
 
-// injector decides the fault of each disk request as it runs: only reads
-// of partition segments by a booted node, before heal.
-func (w *World) injector(req *storage.Request, rng *rand.Rand) simdisk.Fault {
-	if req.Op != storage.OpRead || !w.host.booted || !w.faulty() ||
+// mayDamageMetadata is the fault atlas of a replica set: metadata rots at
+// rest on at most f replicas (a minority, f = (n-1)/2), so a quorum always
+// holds a good copy of every committed op. A single replica may be hit (it
+// is then classified, not failed).
+func (w *World) mayDamageMetadata(h *host) bool {
+	if !w.cluster() || h.metaDamaged {
+		return true
+	}
+	damaged := 0
+	for _, o := range w.hosts {
+		if o.metaDamaged {
+			damaged++
+		}
+	}
+	return damaged < (len(w.hosts)-1)/2
+}
+
+// injector decides the fault of each disk request of h as it runs: only
+// reads of partition segments by a booted node, before heal.
+func (w *World) injector(h *host, req *storage.Request, rng *rand.Rand) simdisk.Fault {
+	if req.Op != storage.OpRead || !h.booted || !w.faulty() ||
 		!strings.HasPrefix(req.File, "streams/") || !strings.HasSuffix(req.File, ".log") {
 		return simdisk.FaultNone
 	}
@@ -92,10 +115,10 @@ func (w *World) injector(req *storage.Request, rng *rand.Rand) simdisk.Fault {
 }
 
 // damageSegment flips one bit of a synced segment of a known partition.
-func (w *World) damageSegment() {
+func (w *World) damageSegment(h *host) {
 	var cands []string
-	for _, p := range w.disk.Files() {
-		if strings.HasPrefix(p, "streams/") && strings.HasSuffix(p, ".log") && w.synced(p) {
+	for _, p := range h.disk.Files() {
+		if strings.HasPrefix(p, "streams/") && strings.HasSuffix(p, ".log") && h.synced(p) {
 			cands = append(cands, p)
 		}
 	}
@@ -107,21 +130,21 @@ func (w *World) damageSegment() {
 	if !ok {
 		return
 	}
-	img, _ := w.disk.File(path)
+	img, _ := h.disk.File(path)
 	pos := w.rng.IntN(len(img.Durable))
 	offset := recordAt(img.Durable, uint64(pos), start)
 	img.Durable[pos] ^= 1 << w.rng.IntN(8)
-	w.disk.PutFile(path, img.Durable)
+	h.disk.PutFile(path, img.Durable)
 	w.marks.Hit("sim.disk.segment_damaged")
 	w.event("damage: %s byte %d (record at offset %d)", path, pos, offset)
 	w.hist.Damages = append(w.hist.Damages, oracles.Damage{Part: k, Offset: offset, At: w.next()})
 }
 
 // damageMetadata flips one bit of a synced metadata file.
-func (w *World) damageMetadata() {
+func (w *World) damageMetadata(h *host) {
 	var cands []string
-	for _, p := range w.disk.Files() {
-		if strings.HasPrefix(p, "metadata/") && w.synced(p) {
+	for _, p := range h.disk.Files() {
+		if strings.HasPrefix(p, "metadata/") && h.synced(p) {
 			cands = append(cands, p)
 		}
 	}
@@ -129,19 +152,22 @@ func (w *World) damageMetadata() {
 		return
 	}
 	path := cands[w.rng.IntN(len(cands))]
-	img, _ := w.disk.File(path)
+	img, _ := h.disk.File(path)
 	pos := w.rng.IntN(len(img.Durable))
 	img.Durable[pos] ^= 1 << w.rng.IntN(8)
-	w.disk.PutFile(path, img.Durable)
+	h.disk.PutFile(path, img.Durable)
+	h.metaDamaged = true
 	w.marks.Hit("sim.disk.metadata_damaged")
-	w.event("damage: %s byte %d", path, pos)
-	w.hist.MetaDamages = append(w.hist.MetaDamages, oracles.MetaDamage{File: path, At: w.next()})
+	w.event("damage %d: %s byte %d", h.idx, path, pos)
+	if !w.cluster() { // in a set, the atlas keeps a good copy: nothing may be lost
+		w.hist.MetaDamages = append(w.hist.MetaDamages, oracles.MetaDamage{File: path, At: w.next()})
+	}
 }
 
 // synced: the file is non-empty and has no unsynced writes, so flipping
 // the same bit in both of its images is rot at rest, not a lost write.
-func (w *World) synced(path string) bool {
-	img, ok := w.disk.File(path)
+func (h *host) synced(path string) bool {
+	img, ok := h.disk.File(path)
 	return ok && len(img.Durable) > 0 && string(img.Durable) == string(img.Volatile)
 }
 

@@ -29,12 +29,15 @@ func (w *World) nextFinal(c *client) *op {
 			return nil
 		}
 	}
-	if !w.host.accepting() {
+	if !w.hosts[0].accepting() && !w.cluster() || w.cluster() && c.final == nil && !w.converged() {
 		return nil
 	}
 	f := c.final
 	if f == nil {
-		f = &finalRead{parts: w.catalog.partKeys()}
+		f = &finalRead{}
+		if w.knobs.DataOps {
+			f.parts = w.catalog.partKeys()
+		}
 		c.final = f
 	}
 	topics := w.catalog.topics()

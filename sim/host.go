@@ -10,15 +10,18 @@ import (
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/compute"
 	"github.com/iggygo/iggy/oracles"
+	simdisk "github.com/iggygo/iggy/sim/disk"
 )
 
 // jobDelayTicksMax is how long a compute job (a password check) may take.
 const jobDelayTicksMax = 3
 
-// host is the machine of the one replica: its process (the node, nil while
-// down), its clock, and the compute workers. The disk is the world's.
+// host is the machine of one replica: its process (the node, nil while
+// down), its disk, its clock, and the compute workers.
 type host struct {
+	idx         int // the replica index
 	node        *node.Node
+	disk        *simdisk.Disk
 	clock       driftClock
 	params      nodeParams
 	epoch       int    // node incarnations started
@@ -28,6 +31,16 @@ type host struct {
 	jobs        []job
 	closed      []bus.ConnID // connections the node closed, to report back
 	fatal       string
+	// lostUnsynced: a power loss dropped unsynced bytes since the last boot.
+	lostUnsynced bool
+	// metaDamaged: metadata of this replica was damaged at rest (the fault
+	// atlas allows it on at most a minority of replicas).
+	metaDamaged bool
+	// retired: the replica stopped for good on its damaged metadata; the
+	// others hold good copies and go on without it.
+	retired bool
+	// applied is the metadata group's applied op last sampled.
+	applied uint64
 }
 
 type job struct {
@@ -42,55 +55,58 @@ func (h *host) accepting() bool { return h.node != nil && h.booted && h.fatal ==
 
 func (h *host) paused(tick uint64) bool { return tick < h.pausedUntil }
 
-// startNode boots a new incarnation on the disk as it is.
-func (w *World) startNode() {
-	h := &w.host
+// startNode boots a new incarnation of h's node on its disk as it is.
+func (w *World) startNode(h *host) {
 	h.epoch++
 	h.booted, h.fatal, h.jobs, h.closed = false, "", nil, nil
-	h.node = newNode(h.params)
+	h.node = newNode(h.params, w.marks)
 	w.trace.nodeStart(h.params)
-	w.step(h.clock.at(w.tick))
+	w.step(h, h.clock.at(w.tick))
+	w.trace.hostLine(h.idx)
 	w.trace.line("boot")
 	h.node.Boot()
-	w.take()
+	w.take(h)
 }
 
-// step feeds one input to the node, tracing it first.
-func (w *World) step(in any) {
-	w.trace.input(in)
-	w.host.node.Step(in)
+// step feeds one input to h's node, tracing it first.
+func (w *World) step(h *host, in any) {
+	w.trace.inputTo(h.idx, in)
+	h.node.Step(in)
 }
 
-// take carries out what the node asked for.
-func (w *World) take() {
-	h := &w.host
+// take carries out what h's node asked for.
+func (w *World) take(h *host) {
 	if h.node == nil {
 		return
 	}
+	w.trace.hostLine(h.idx)
 	r := h.node.TakeReady()
 	w.trace.take(&r)
-	w.disk.Submit(r.Disk...)
+	h.disk.Submit(r.Disk...)
 	for _, j := range r.Compute {
 		h.jobs = append(h.jobs, job{at: w.tick + 1 + w.rng.Uint64N(jobDelayTicksMax), res: runJob(j)})
 	}
 	for _, l := range r.Logs {
-		w.event("node: %s", l)
+		w.event("node %d: %s", h.idx, l)
 		w.logMarks(l)
 	}
 	for _, rep := range r.Replies {
-		w.nodeReply(rep)
+		w.nodeReply(h, rep)
+	}
+	for _, m := range r.Peers {
+		w.net.send(w.tick, m)
 	}
 	if r.Booted {
-		w.booted()
+		w.booted(h)
 	}
 	if r.Fatal != "" {
-		w.nodeFatal(r.Fatal)
+		w.nodeFatal(h, r.Fatal)
 	}
 }
 
-func (w *World) nodeReply(rep bus.Reply) {
+func (w *World) nodeReply(h *host, rep bus.Reply) {
 	l := w.linkByID(rep.Conn)
-	if l == nil || l.nodeGone {
+	if l == nil || l.nodeGone || l.host != h {
 		return
 	}
 	var frame []byte
@@ -110,16 +126,15 @@ func (w *World) linkByID(id bus.ConnID) *link {
 	return w.links[i]
 }
 
-func (w *World) booted() {
-	h := &w.host
+func (w *World) booted(h *host) {
 	h.booted = true
-	w.event("node epoch %d booted", h.epoch)
+	w.event("node %d epoch %d booted", h.idx, h.epoch)
 	w.marks.Hit("sim.node.booted")
 	if h.epoch > 1 {
 		w.marks.Hit(oracles.MarkRestart)
 	}
-	if w.lostUnsynced {
-		w.lostUnsynced = false
+	if h.lostUnsynced {
+		h.lostUnsynced = false
 		w.marks.Hit(oracles.MarkLostUnsynced)
 	}
 }
@@ -143,20 +158,25 @@ var logMarkTable = []struct{ substr, mark string }{
 	{"initializing again", "node.boot.reinitialized"},
 }
 
-// nodeFatal: the node cannot go on. With one replica that is legitimate
-// only when its data was damaged at rest; otherwise the run fails.
-func (w *World) nodeFatal(msg string) {
-	h := &w.host
+// nodeFatal: the node cannot go on. That is legitimate only when its data
+// was damaged at rest: a standalone node classifies the run, a replica of
+// a set is retired (the others hold good copies); otherwise the run fails.
+func (w *World) nodeFatal(h *host, msg string) {
 	h.fatal = msg
-	w.event("node fatal: %s", msg)
-	for _, p := range w.disk.Files() {
+	w.event("node %d fatal: %s", h.idx, msg)
+	for _, p := range h.disk.Files() {
 		if strings.HasPrefix(p, "metadata/") {
-			img, _ := w.disk.File(p)
+			img, _ := h.disk.File(p)
 			w.event("  %s: %d bytes (%d durable)", p, len(img.Volatile), len(img.Durable))
 		}
 	}
 	w.marks.Hit("sim.node.fatal")
 	switch {
+	case w.cluster() && h.metaDamaged:
+		h.retired = true
+		w.marks.Hit("sim.replica.retired_damaged")
+		w.crash(h, oracles.CrashKill)
+		return
 	case len(w.hist.MetaDamages) > 0:
 		w.classify("metadata-damaged", "the node stopped after metadata was damaged at rest on its only copy: "+msg)
 		return
@@ -164,40 +184,43 @@ func (w *World) nodeFatal(msg string) {
 		w.classify("segment-damaged", "the node stopped after a segment was damaged at rest on its only copy: "+msg)
 		return
 	}
-	w.fail("node", "fatal: "+msg)
+	w.fail("node", fmt.Sprintf("replica %d fatal: %s", h.idx, msg))
 }
 
-// crash ends the process: a kill keeps the page cache, a power loss
+// crash ends h's process: a kill keeps the page cache, a power loss
 // reverts every file to what was synced (tearing unsynced writes when the
 // knob says so). Every request the node held is settled: it happened
 // before now or never.
-func (w *World) crash(kind oracles.CrashKind) {
-	h := &w.host
+func (w *World) crash(h *host, kind oracles.CrashKind) {
 	if h.node == nil {
 		return
 	}
 	switch kind {
 	case oracles.CrashKill:
 		w.marks.Hit("sim.crash.kill")
-		w.event("kill: dropped %d disk requests in flight", w.disk.Kill())
+		w.event("kill %d: dropped %d disk requests in flight", h.idx, h.disk.Kill())
 	case oracles.CrashPowerLoss:
 		w.marks.Hit("sim.crash.power_loss")
-		rep := w.disk.Crash(w.rng)
-		w.event("power loss: %s", rep)
+		rep := h.disk.Crash(w.rng)
+		w.event("power loss %d: %s", h.idx, rep)
 		for _, f := range rep.Files {
 			if f.Kept < f.Unsynced {
-				w.lostUnsynced = true
+				h.lostUnsynced = true
 			}
 			if f.Kept > 0 && f.Kept < f.Unsynced {
 				w.marks.Hit("sim.crash.torn_write")
 			}
 		}
 	}
+	if w.cluster() {
+		w.marks.Hit(fmt.Sprintf("sim.crash.primary_%t", w.isPrimary(h)))
+	}
 	for _, l := range w.links {
-		if l.epoch == h.epoch {
+		if l.host == h && l.epoch == h.epoch {
 			w.linkDied(l)
 		}
 	}
+	w.net.drop(h.idx)
 	w.hist.Crashes = append(w.hist.Crashes, oracles.Crash{Kind: kind, At: w.next(), Epoch: h.epoch})
 	h.node, h.booted, h.jobs, h.closed, h.pausedUntil = nil, false, nil, nil, 0
 	h.restartAt = w.tick + 1 + w.rng.Uint64N(w.knobs.DownTicksMax)
@@ -220,52 +243,68 @@ func (w *World) linkDied(l *link) {
 	}
 }
 
-// stepNode runs the node for one tick: the clock, what arrived from the
-// network and the workers, then some disk completions.
-func (w *World) stepNode() {
-	h := &w.host
+// stepNode runs h's node for one tick: the clock, what arrived from the
+// clients, the peers and the workers, then some disk completions.
+func (w *World) stepNode(h *host) {
 	if h.node == nil {
-		if w.tick >= h.restartAt && h.fatal == "" {
-			w.startNode()
+		if w.tick >= h.restartAt && h.fatal == "" && !h.retired {
+			w.startNode(h)
 		}
 		return
 	}
 	if h.paused(w.tick) || h.fatal != "" {
 		return
 	}
-	w.step(h.clock.at(w.tick))
-	w.deliverToNode()
-	w.deliverJobs()
-	w.take()
-	w.runDisk()
-	w.reportClosed()
+	w.step(h, h.clock.at(w.tick))
+	w.deliverToNode(h)
+	w.deliverPeers(h)
+	w.deliverJobs(h)
+	w.take(h)
+	w.runDisk(h)
+	w.reportClosed(h)
+	w.sample(h)
 }
 
-func (w *World) deliverToNode() {
+func (w *World) deliverToNode(h *host) {
 	for _, l := range w.links {
-		for len(l.toNode) > 0 && l.toNode[0].at <= w.tick && w.host.node != nil {
+		if l.host != h {
+			continue
+		}
+		for len(l.toNode) > 0 && l.toNode[0].at <= w.tick && h.node != nil {
 			d := l.toNode[0]
 			l.toNode = l.toNode[1:]
 			switch {
 			case d.open:
-				w.step(bus.ConnOpened{Conn: l.id, Transport: bus.TransportTCP, Addr: fmt.Sprintf("10.0.%d.%d:5000", l.id>>8&255, l.id&255)})
+				w.step(h, bus.ConnOpened{Conn: l.id, Transport: bus.TransportTCP, Addr: fmt.Sprintf("10.0.%d.%d:5000", l.id>>8&255, l.id&255)})
 			case d.close:
 				l.nodeGone = true
-				w.step(bus.ConnClosed{Conn: l.id})
+				w.step(h, bus.ConnClosed{Conn: l.id})
 			default:
 				d.att.delivered = true
 				if d.att.op != nil && d.att.op.create != nil {
 					cr := d.att.op.create
 					cr.Delivered++
 				}
-				w.step(bus.ClientFrame{Conn: l.id, Frame: bytes.Clone(d.frame)})
+				w.step(h, bus.ClientFrame{Conn: l.id, Frame: bytes.Clone(d.frame)})
 			}
 		}
 	}
 }
 
-func (w *World) deliverJobs() {
-	h := &w.host
+// deliverPeers steps every replica message due for h.
+func (w *World) deliverPeers(h *host) {
+	if !w.cluster() {
+		return
+	}
+	for _, m := range w.net.receive(w.tick, h.idx) {
+		if h.node == nil {
+			return
+		}
+		w.step(h, m)
+	}
+}
+
+func (w *World) deliverJobs(h *host) {
 	n := 0
 	for _, j := range h.jobs {
 		if j.at > w.tick {
@@ -273,35 +312,34 @@ func (w *World) deliverJobs() {
 			n++
 			continue
 		}
-		w.step(j.res)
+		w.step(h, j.res)
 	}
 	h.jobs = h.jobs[:n]
 }
 
 // runDisk completes up to DiskOpsPerTickMax requests, taking the node's
 // output after a random number of them (group commit sees several).
-func (w *World) runDisk() {
+func (w *World) runDisk(h *host) {
 	n := 1 + w.rng.IntN(w.knobs.DiskOpsPerTickMax)
-	for i := 0; i < n && w.host.node != nil && w.host.fatal == ""; i++ {
-		c, ok := w.disk.Next()
+	for i := 0; i < n && h.node != nil && h.fatal == ""; i++ {
+		c, ok := h.disk.Next()
 		if !ok {
 			break
 		}
-		w.step(c)
+		w.step(h, c)
 		if w.rng.IntN(2) == 0 {
-			w.take()
+			w.take(h)
 		}
 	}
-	w.take()
+	w.take(h)
 }
 
 // reportClosed tells the node about connections it asked to close.
-func (w *World) reportClosed() {
-	h := &w.host
+func (w *World) reportClosed(h *host) {
 	for len(h.closed) > 0 && h.node != nil {
 		id := h.closed[0]
 		h.closed = h.closed[1:]
-		w.step(bus.ConnClosed{Conn: id})
-		w.take()
+		w.step(h, bus.ConnClosed{Conn: id})
+		w.take(h)
 	}
 }

@@ -19,9 +19,16 @@ const (
 	// ProfileLiveness: a short storm of faults, then a long heal whose
 	// every request must complete within the budget.
 	ProfileLiveness
+	// ProfileCluster: a replica set of 3 to 5 (rarely 2 or 6) under
+	// network, process, clock and disk faults, with a metadata and session
+	// workload (partition groups are not replicated yet).
+	ProfileCluster
 )
 
-var profileNames = [...]string{ProfileLite: "lite", ProfileSwarm: "swarm", ProfileLiveness: "liveness"}
+// replicasMax bounds the replica sets the simulator draws.
+const replicasMax = 6
+
+var profileNames = [...]string{ProfileLite: "lite", ProfileSwarm: "swarm", ProfileLiveness: "liveness", ProfileCluster: "cluster"}
 
 func (p Profile) String() string {
 	if int(p) < len(profileNames) && profileNames[p] != "" {
@@ -30,21 +37,21 @@ func (p Profile) String() string {
 	return fmt.Sprintf("profile(%d)", p)
 }
 
-// ParseProfile reads lite, swarm or liveness.
+// ParseProfile reads lite, swarm, liveness or cluster.
 func ParseProfile(s string) (Profile, error) {
 	for i, n := range profileNames {
 		if n != "" && n == s {
 			return Profile(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown profile %q (lite, swarm, liveness)", s)
+	return 0, fmt.Errorf("unknown profile %q (lite, swarm, liveness, cluster)", s)
 }
 
 // Knobs are everything a seed decides before the run starts. Rates per
 // tick are in parts per million, so rare faults stay expressible.
 type Knobs struct {
 	Profile  Profile
-	Replicas int // 1: the node does not replicate its metadata group yet
+	Replicas int // 1: standalone; more: the metadata group is replicated
 	Clients  int
 
 	FaultTicks      uint64 // ticks with faults on; then heal
@@ -58,10 +65,19 @@ type Knobs struct {
 	PartitionsMax    int // per topic at create
 	MetaPercent      int // share of metadata creates among client ops
 	ResendSends      bool
+	// DataOps: clients send, poll and store offsets (standalone only:
+	// partition groups are not replicated yet).
+	DataOps bool
+	// ChurnPercent is the share of metadata ops that update or delete
+	// streams, topics, partitions, users and tokens, or log out and in.
+	ChurnPercent int
 
 	// Node.
 	CheckpointEveryOps  uint64
 	PartitionCacheBytes uint64
+
+	// Network (replica <-> replica).
+	Peer PeerKnobs
 
 	// Network (client <-> node).
 	NetDelayMeanTicks  float64
@@ -84,7 +100,7 @@ type Knobs struct {
 	PauseTicksMax       uint64
 
 	// Clock.
-	DriftPPM            int
+	DriftPPM            [replicasMax]int // per replica
 	ClockStepPerMillion int
 	ClockStepMaxMicros  uint64
 }
@@ -98,6 +114,8 @@ func Draw(seed uint64, p Profile) Knobs {
 		return drawLite(r)
 	case ProfileLiveness:
 		return drawLiveness(r)
+	case ProfileCluster:
+		return drawCluster(r)
 	}
 	return drawSwarm(r)
 }
@@ -117,7 +135,7 @@ func base(r *rand.Rand, p Profile) Knobs {
 		CheckpointEveryOps: uint64([]int{4, 16, 64, 0}[r.IntN(4)]), PartitionCacheBytes: 1 << 20,
 		NetDelayMeanTicks: []float64{0, 0.5, 2, 8}[r.IntN(4)], ClientTimeoutTicks: uint64(between(r, 100, 400)),
 		DiskOpsPerTickMax: []int{1, 2, 4, 16}[r.IntN(4)], TornWrites: coin(r),
-		DownTicksMax: uint64(between(r, 1, 200)), DriftPPM: between(r, -500, 500),
+		DownTicksMax: uint64(between(r, 1, 200)), DriftPPM: [replicasMax]int{between(r, -500, 500)}, DataOps: true,
 	}
 }
 
@@ -175,19 +193,73 @@ func drawLiveness(r *rand.Rand) Knobs {
 	return k
 }
 
+// drawCluster: a replica set under every fault kind, each on or off per
+// seed; checkpoints every few ops so a lagging replica needs state
+// transfer; long partitions so one replica falls far behind.
+func drawCluster(r *rand.Rand) Knobs {
+	k := base(r, ProfileCluster)
+	k.Replicas = []int{3, 3, 3, 4, 4, 5, 5, 5, 2, 6}[r.IntN(10)]
+	for i := 1; i < k.Replicas; i++ {
+		k.DriftPPM[i] = between(r, -500, 500)
+	}
+	k.DataOps, k.MetaPercent, k.ChurnPercent = false, 100, between(r, 10, 50)
+	k.Clients = between(r, 2, 5)
+	k.FaultTicks = uint64(between(r, 2000, 5000))
+	k.HealBudgetTicks = 8000
+	k.CheckpointEveryOps = uint64([]int{2, 4, 8, 32}[r.IntN(4)])
+	k.ClientTimeoutTicks = uint64(between(r, 200, 800))
+	k.Peer = PeerKnobs{DelayMeanTicks: []float64{0, 0.5, 2, 5}[r.IntN(4)], ClogTicksMax: uint64(between(r, 10, 300)),
+		PartitionTicksMax: uint64(between(r, 300, 2500))}
+	if coin(r) {
+		k.Peer.LossPerMillion = between(r, 1000, 50000)
+	}
+	if coin(r) {
+		k.Peer.DupPerMillion = between(r, 1000, 50000)
+	}
+	if coin(r) {
+		k.Peer.ClogPerMillion = between(r, 100, 3000)
+	}
+	if r.IntN(4) != 0 {
+		k.Peer.PartitionPerMillion = between(r, 200, 2000)
+	}
+	if coin(r) {
+		k.KillPerMillion = between(r, 100, 1000)
+	}
+	if coin(r) {
+		k.PowerLossPerMillion = between(r, 100, 1000)
+	}
+	if coin(r) {
+		k.PausePerMillion, k.PauseTicksMax = between(r, 100, 1000), uint64(between(r, 10, 800))
+	}
+	if coin(r) {
+		k.ResetPerMillion = between(r, 100, 20000)
+	}
+	if r.IntN(4) == 0 {
+		k.MetaDamagePerMillion = between(r, 20, 200)
+	}
+	if coin(r) {
+		k.ClockStepPerMillion, k.ClockStepMaxMicros = between(r, 100, 2000), uint64(between(r, 1, 60))*1_000_000
+	}
+	k.DownTicksMax = uint64(between(r, 1, 1500))
+	return k
+}
+
 // String prints every knob on one line, the first thing a run prints.
 func (k Knobs) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "profile=%s replicas=%d (metadata not replicated across nodes yet) clients=%d fault_ticks=%d heal_budget_ticks=%d",
+	fmt.Fprintf(&b, "profile=%s replicas=%d clients=%d fault_ticks=%d heal_budget_ticks=%d",
 		k.Profile, k.Replicas, k.Clients, k.FaultTicks, k.HealBudgetTicks)
-	fmt.Fprintf(&b, " think_ticks_max=%d batch_messages_max=%d payload_bytes_max=%d topics=%d partitions_max=%d meta_percent=%d resend_sends=%t",
-		k.ThinkTicksMax, k.BatchMessagesMax, k.PayloadBytesMax, k.Topics, k.PartitionsMax, k.MetaPercent, k.ResendSends)
+	fmt.Fprintf(&b, " think_ticks_max=%d batch_messages_max=%d payload_bytes_max=%d topics=%d partitions_max=%d meta_percent=%d resend_sends=%t data_ops=%t churn_percent=%d",
+		k.ThinkTicksMax, k.BatchMessagesMax, k.PayloadBytesMax, k.Topics, k.PartitionsMax, k.MetaPercent, k.ResendSends, k.DataOps, k.ChurnPercent)
+	if k.Replicas > 1 {
+		fmt.Fprintf(&b, " %s", k.Peer)
+	}
 	fmt.Fprintf(&b, " checkpoint_every_ops=%d net_delay_mean_ticks=%g reset_ppm=%d client_timeout_ticks=%d",
 		k.CheckpointEveryOps, k.NetDelayMeanTicks, k.ResetPerMillion, k.ClientTimeoutTicks)
 	fmt.Fprintf(&b, " disk_ops_per_tick_max=%d torn_writes=%t read_corrupt_permille=%d read_error_permille=%d damage_ppm=%d meta_damage_ppm=%d",
 		k.DiskOpsPerTickMax, k.TornWrites, k.ReadCorruptPerMille, k.ReadErrorPerMille, k.DamagePerMillion, k.MetaDamagePerMillion)
-	fmt.Fprintf(&b, " kill_ppm=%d power_loss_ppm=%d down_ticks_max=%d pause_ppm=%d pause_ticks_max=%d drift_ppm=%d clock_step_ppm=%d clock_step_max_us=%d",
-		k.KillPerMillion, k.PowerLossPerMillion, k.DownTicksMax, k.PausePerMillion, k.PauseTicksMax, k.DriftPPM,
+	fmt.Fprintf(&b, " kill_ppm=%d power_loss_ppm=%d down_ticks_max=%d pause_ppm=%d pause_ticks_max=%d drift_ppm=%v clock_step_ppm=%d clock_step_max_us=%d",
+		k.KillPerMillion, k.PowerLossPerMillion, k.DownTicksMax, k.PausePerMillion, k.PauseTicksMax, k.DriftPPM[:k.Replicas],
 		k.ClockStepPerMillion, k.ClockStepMaxMicros)
 	return b.String()
 }

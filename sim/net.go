@@ -27,6 +27,7 @@ type delivery struct {
 type link struct {
 	id       bus.ConnID
 	client   *client
+	host     *host
 	epoch    int
 	toNode   []delivery
 	toClient []delivery
@@ -53,13 +54,15 @@ func (w *World) delay() uint64 {
 	return uint64(math.Round(w.rng.ExpFloat64() * mean))
 }
 
-// dial opens a link for c to the running node; false when nothing listens.
+// dial opens a link for c to the node it targets; false when nothing
+// listens there.
 func (w *World) dial(c *client) (*link, bool) {
-	if !w.host.accepting() || len(w.links) >= linksMax {
+	h := w.hosts[c.target]
+	if !h.accepting() || len(w.links) >= linksMax {
 		return nil, false
 	}
 	w.lastConn++
-	l := &link{id: bus.ConnID(w.lastConn), client: c, epoch: w.host.epoch}
+	l := &link{id: bus.ConnID(w.lastConn), client: c, host: h, epoch: h.epoch}
 	w.links = append(w.links, l)
 	l.queueToNode(w, delivery{open: true})
 	return l, true
@@ -124,7 +127,7 @@ func (w *World) reply(l *link, frame []byte, closing bool) {
 		l.lastCli = at
 		l.toClient = append(l.toClient, delivery{at: at, close: true})
 		l.nodeGone = true
-		w.host.closed = append(w.host.closed, l.id)
+		l.host.closed = append(l.host.closed, l.id)
 	}
 }
 

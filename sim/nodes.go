@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 
+	"github.com/iggygo/iggy/core/mark"
 	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/compute"
 	"github.com/iggygo/iggy/wire"
@@ -28,8 +29,9 @@ func (c simCrypto) NewToken() string {
 }
 
 // newNode builds one node incarnation; the world and the replay both use it.
-func newNode(p nodeParams) *node.Node {
+func newNode(p nodeParams, marks mark.Sink) *node.Node {
 	cfg := node.Config{
+		Replica: p.Replica, Replicas: p.Replicas, Marks: marks,
 		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10,
 		CheckpointEveryOps: p.CheckpointEveryOps, PartitionCacheBytes: p.PartitionCacheBytes,

@@ -21,11 +21,14 @@ const (
 	opCreatePartitions
 	opListStreams
 	opGetTopic
+	opChurn  // an update or delete, a user or token op (churn.go)
+	opLogout // ends the session; the client logs in again
 )
 
 var opNames = [...]string{opSend: "send", opPoll: "poll", opPollNext: "poll-next", opStore: "store-offset",
 	opGetOffset: "get-offset", opCreateStream: "create-stream", opCreateTopic: "create-topic",
-	opCreatePartitions: "create-partitions", opListStreams: "get-streams", opGetTopic: "get-topic"}
+	opCreatePartitions: "create-partitions", opListStreams: "get-streams", opGetTopic: "get-topic",
+	opChurn: "churn", opLogout: "logout"}
 
 func (k opKind) String() string { return opNames[k] }
 
@@ -60,6 +63,8 @@ func (o *op) String() string {
 	switch o.kind {
 	case opSend, opPoll, opPollNext, opStore, opGetOffset:
 		return fmt.Sprintf("%s %s/%s/%d", o.kind, o.part.Stream, o.part.Topic, o.part.Partition)
+	case opChurn, opLogout:
+		return o.stream
 	}
 	return fmt.Sprintf("%s %s/%s", o.kind, o.stream, o.name)
 }

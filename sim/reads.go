@@ -26,6 +26,8 @@ func (w *World) settleRead(a *attempt, o *op, status wire.Code, payload []byte) 
 		w.settleList(a, status, payload)
 	case opGetTopic:
 		w.settleGetTopic(a, o, status, payload)
+	case opChurn, opLogout:
+		w.settleChurn(a, o, status)
 	}
 }
 
@@ -270,10 +272,16 @@ func (w *World) settleList(a *attempt, status wire.Code, payload []byte) {
 	}
 	l := &oracles.MetaList{Call: a.call, Return: w.next()}
 	for _, s := range streams {
+		if churnName(s.Name) {
+			continue
+		}
 		l.Streams = append(l.Streams, s.Name)
 		if known := w.catalog.stream(s.Name); known != nil {
 			known.id, known.idKnown = s.ID, true
 		}
+	}
+	if w.staleRead(a.op) {
+		return
 	}
 	w.hist.Lists = append(w.hist.Lists, l)
 }
@@ -297,5 +305,19 @@ func (w *World) settleGetTopic(a *attempt, o *op, status wire.Code, payload []by
 		return
 	}
 	t.Return = w.next()
+	if w.staleRead(o) {
+		return
+	}
 	w.hist.Topics = append(w.hist.Topics, t)
+}
+
+// staleRead: in a replica set a non-replicated read is served from the
+// local state of whichever replica the client reached, which may lag, so
+// only the read-back after convergence goes to the durability oracle.
+func (w *World) staleRead(o *op) bool {
+	if !w.cluster() || o.final {
+		return false
+	}
+	w.marks.Hit("sim.read.stale_unchecked")
+	return true
 }

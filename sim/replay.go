@@ -39,7 +39,8 @@ func Replay(r io.Reader) (ReplayResult, error) {
 	sc.Buffer(make([]byte, 1<<20), traceLineBytesMax)
 	var res ReplayResult
 	t := newTracer(nil)
-	var n *node.Node
+	var nodes [replicasMax]*node.Node
+	var n *node.Node // nodes[t.cur]
 	for lineNo := 1; sc.Scan(); lineNo++ {
 		verb, f := parseFields(sc.Text())
 		if lineNo == 1 {
@@ -55,6 +56,18 @@ func Replay(r io.Reader) (ReplayResult, error) {
 		case "profile", "knobs":
 		case "node":
 			n, err = replayNode(t, f)
+			if err == nil {
+				nodes[t.cur] = n
+			}
+		case "host":
+			var i uint64
+			i, err = parseU64(arg(f, 0))
+			if err == nil && i >= replicasMax {
+				err = fmt.Errorf("host %d", i)
+			}
+			if err == nil {
+				t.cur, n = int(i), nodes[i]
+			}
 		case "boot":
 			if n == nil {
 				err = fmt.Errorf("boot before node")
@@ -111,14 +124,16 @@ func arg(f []string, i int) string {
 }
 
 func replayNode(t *tracer, f []string) (*node.Node, error) {
-	every, err1 := parseU64(arg(f, 0))
-	cache, err2 := parseU64(arg(f, 1))
-	if err1 != nil || err2 != nil {
+	replica, err1 := parseU64(arg(f, 0))
+	replicas, err2 := parseU64(arg(f, 1))
+	every, err3 := parseU64(arg(f, 2))
+	cache, err4 := parseU64(arg(f, 3))
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || replica >= replicasMax || replicas > replicasMax {
 		return nil, fmt.Errorf("bad node line %v", f)
 	}
-	p := nodeParams{CheckpointEveryOps: every, PartitionCacheBytes: cache}
+	p := nodeParams{Replica: uint8(replica), Replicas: uint8(replicas), CheckpointEveryOps: every, PartitionCacheBytes: cache}
 	t.nodeStart(p)
-	return newNode(p), nil
+	return newNode(p, nil), nil
 }
 
 func parseInput(verb string, f []string) (any, error) {
@@ -147,6 +162,12 @@ func parseInput(verb string, f []string) (any, error) {
 			return nil, fmt.Errorf("bad frame %.40v", f)
 		}
 		return bus.ClientFrame{Conn: bus.ConnID(conn), Frame: frame}, nil
+	case "peer":
+		b, err := hex.DecodeString(arg(f, 0))
+		if err != nil {
+			return nil, err
+		}
+		return decodePeer(b)
 	case "done":
 		b, err := hex.DecodeString(arg(f, 0))
 		if err != nil {

@@ -21,11 +21,12 @@ import (
 
 // TraceVersion names the trace format and the simulator's behaviour: a
 // trace replays only under the version that wrote it.
-const TraceVersion = "iggy-sim-trace 1"
+const TraceVersion = "iggy-sim-trace 2"
 
 // nodeParams is what a node incarnation is made from, besides the fixed
 // simulation config; a trace records it so a replay builds the same node.
 type nodeParams struct {
+	Replica, Replicas   uint8
 	CheckpointEveryOps  uint64
 	PartitionCacheBytes uint64
 }
@@ -35,6 +36,7 @@ type nodeParams struct {
 // input stepped into a node and every TakeReady, so that a replay can drive
 // fresh nodes with the same inputs and compare hashes.
 type tracer struct {
+	cur     int // the replica the last line was about
 	h       *xxh3.Hasher
 	scratch []byte
 	rec     *bufio.Writer // nil unless recording
@@ -63,16 +65,29 @@ func (t *tracer) header(seed uint64, k Knobs) {
 }
 
 func (t *tracer) nodeStart(p nodeParams) {
-	t.line("node %d %d", p.CheckpointEveryOps, p.PartitionCacheBytes)
+	t.cur = int(p.Replica)
+	t.line("node %d %d %d %d", p.Replica, p.Replicas, p.CheckpointEveryOps, p.PartitionCacheBytes)
 	t.hashBytes([]byte("node"))
+	t.u64(uint64(p.Replica))
 }
 
-// input records one input about to be stepped.
-func (t *tracer) input(in any) {
+// hostLine makes replica i the subject of the lines that follow.
+func (t *tracer) hostLine(i int) {
+	if t.cur != i {
+		t.cur = i
+		t.line("host %d", i)
+	}
+}
+
+// inputTo records one input about to be stepped into replica i.
+func (t *tracer) inputTo(i int, in any) {
+	t.hostLine(i)
 	if t.rec == nil {
 		return
 	}
 	switch m := in.(type) {
+	case node.PeerMessage:
+		t.line("peer %s", hex.EncodeToString(encodePeer(m)))
 	case clock.Tick:
 		t.line("tick %d %d", m.Ticks, m.NowMicros)
 	case bus.ConnOpened:
@@ -93,6 +108,10 @@ func (t *tracer) input(in any) {
 // take records a TakeReady and hashes what it returned.
 func (t *tracer) take(r *node.Ready) {
 	t.line("take")
+	t.u64(uint64(t.cur))
+	for _, m := range r.Peers {
+		t.hashBytes(encodePeer(m))
+	}
 	for _, rep := range r.Replies {
 		t.u64(uint64(rep.Conn))
 		t.flag(rep.Close)

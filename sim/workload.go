@@ -54,7 +54,7 @@ func (w *World) nextOp(c *client) *op {
 	if c.idx == 0 && len(topics) < w.knobs.Topics {
 		return w.setupOp(c)
 	}
-	if len(topics) == 0 || w.rng.IntN(100) < w.knobs.MetaPercent {
+	if !w.knobs.DataOps || len(topics) == 0 || w.rng.IntN(100) < w.knobs.MetaPercent {
 		return w.metaOp(c, topics)
 	}
 	t := topics[w.rng.IntN(len(topics))]
@@ -89,7 +89,7 @@ func (w *World) sendOp(t *topicInfo, k oracles.PartKey) *op {
 	count := 1 + w.rng.IntN(w.knobs.BatchMessagesMax)
 	size := 1 + w.rng.IntN(w.knobs.PayloadBytesMax)
 	msgs := make([]batch.Message, count)
-	now := w.host.clock.at(w.tick).NowMicros
+	now := w.hosts[0].clock.at(w.tick).NowMicros
 	for i := range msgs {
 		msgs[i] = batch.Message{ID: messageID(b, uint32(i)), OriginTimestamp: now, Payload: payload(b, uint32(i), size)}
 	}
@@ -124,8 +124,15 @@ func (w *World) pollOp(c *client, t *topicInfo, k oracles.PartKey, next bool) *o
 	return o
 }
 
-// metaOp creates a stream, a topic or partitions, or reads metadata back.
+// metaOp creates a stream, a topic or partitions, reads metadata back,
+// or (ChurnPercent of the time) churns: updates, deletes, users, tokens,
+// logouts.
 func (w *World) metaOp(c *client, topics []*topicInfo) *op {
+	if w.knobs.ChurnPercent > 0 && w.rng.IntN(100) < w.knobs.ChurnPercent {
+		if o := w.churnOp(c); o != nil {
+			return o
+		}
+	}
 	streams := w.catalog.streams
 	switch r := w.rng.IntN(100); {
 	case len(streams) == 0 || r < 15:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/iggygo/iggy/core/mark"
+	"github.com/iggygo/iggy/io/storage"
 	"github.com/iggygo/iggy/oracles"
 	simdisk "github.com/iggygo/iggy/sim/disk"
 )
@@ -55,8 +56,9 @@ type World struct {
 	rng     *rand.Rand
 	tick    uint64
 	seq     oracles.Time
-	disk    *simdisk.Disk
-	host    host
+	hosts   []*host // one per replica, by replica index
+	net     *peerNet
+	conv    *oracles.Convergence
 	links   []*link
 	clients []*client
 	catalog *catalog
@@ -64,17 +66,16 @@ type World struct {
 	marks   mark.Counts
 	trace   *tracer
 
-	lastConn     uint64
-	batches      uint64
-	ops          int
-	healed       bool
-	healTick     uint64
-	finished     bool
-	lostUnsynced bool           // a power loss dropped unsynced bytes since the last boot
-	readFaults   map[string]int // injected read faults per partition directory
-	failure      string
-	classified   string
-	events       []string
+	lastConn   uint64
+	batches    uint64
+	ops        int
+	healed     bool
+	healTick   uint64
+	finished   bool
+	readFaults map[string]int // injected read faults per partition directory
+	failure    string
+	classified string
+	events     []string
 }
 
 // Run simulates seed under profile. rec, when set, receives the trace
@@ -117,9 +118,17 @@ func newWorld(seed uint64, k Knobs, rec io.Writer) *World {
 		catalog: newCatalog(), marks: mark.Counts{}, trace: newTracer(rec), readFaults: map[string]int{},
 	}
 	w.hist.Final = map[oracles.PartKey][]oracles.Msg{}
-	w.disk = simdisk.New(simdisk.Options{Seed: w.rng.Uint64(), TornWrites: k.TornWrites, Faults: w.injector})
-	w.host.clock = driftClock{ppm: k.DriftPPM}
-	w.host.params = nodeParams{CheckpointEveryOps: k.CheckpointEveryOps, PartitionCacheBytes: k.PartitionCacheBytes}
+	w.conv = oracles.NewConvergence()
+	for i := range k.Replicas {
+		h := &host{idx: i}
+		h.disk = simdisk.New(simdisk.Options{Seed: w.rng.Uint64(), TornWrites: k.TornWrites,
+			Faults: func(req *storage.Request, rng *rand.Rand) simdisk.Fault { return w.injector(h, req, rng) }})
+		h.clock = driftClock{ppm: k.DriftPPM[i]}
+		h.params = nodeParams{Replica: uint8(i), Replicas: uint8(k.Replicas),
+			CheckpointEveryOps: k.CheckpointEveryOps, PartitionCacheBytes: k.PartitionCacheBytes}
+		w.hosts = append(w.hosts, h)
+	}
+	w.net = newPeerNet(w.rng, k.Replicas, k.Peer, w.marks, w.event)
 	for i := range k.Clients {
 		w.clients = append(w.clients, w.newClient(i))
 	}
@@ -148,15 +157,20 @@ func (w *World) classify(rule, reason string) {
 func (w *World) stopped() bool { return w.failure != "" || w.classified != "" }
 
 func (w *World) run() {
-	w.startNode()
+	for _, h := range w.hosts {
+		w.startNode(h)
+	}
 	for w.tick = 1; w.tick <= ticksMax && !w.stopped(); w.tick++ {
 		if !w.healed && w.tick > w.knobs.FaultTicks {
 			w.heal()
 		}
 		if w.faulty() {
 			w.faults()
+			w.net.faults(w.tick)
 		}
-		w.stepNode()
+		for _, h := range w.hosts {
+			w.stepNode(h)
+		}
 		w.deliverToClients()
 		for _, c := range w.clients {
 			w.act(c)
@@ -166,7 +180,7 @@ func (w *World) run() {
 			break
 		}
 		if w.healed && w.tick > w.healTick+w.knobs.HealBudgetTicks {
-			w.fail("liveness", oracles.CheckLiveness(w.pending(), w.knobs.HealBudgetTicks).Error())
+			w.budgetSpent()
 		}
 	}
 	if w.tick > ticksMax {
@@ -174,15 +188,30 @@ func (w *World) run() {
 	}
 }
 
-// heal stops every fault: the node comes back at once if it is down.
+// heal stops every fault: the network heals, every node that is down
+// comes back at once, every pause ends.
 func (w *World) heal() {
 	w.healed, w.healTick = true, w.tick
 	w.marks.Hit("sim.healed")
-	h := &w.host
-	h.pausedUntil = 0
-	if h.node == nil {
-		h.restartAt = w.tick
+	w.net.heal()
+	for _, h := range w.hosts {
+		h.pausedUntil = 0
+		if h.node == nil {
+			h.restartAt = w.tick
+		}
 	}
+}
+
+// budgetSpent: the heal budget ran out. A cluster whose live replicas
+// never agreed fails convergence; otherwise what is pending fails liveness.
+func (w *World) budgetSpent() {
+	if w.cluster() {
+		if err := w.convergedErr(); err != nil {
+			w.fail("convergence", fmt.Sprintf("%d ticks after heal: %v", w.knobs.HealBudgetTicks, err))
+			return
+		}
+	}
+	w.fail("liveness", oracles.CheckLiveness(w.pending(), w.knobs.HealBudgetTicks).Error())
 }
 
 // pending lists what clients still wait for.
@@ -200,9 +229,9 @@ func (w *World) pending() []oracles.Pending {
 }
 
 func (w *World) clientState(c *client) string {
-	switch {
-	case w.host.fatal != "":
-		return "the node is stopped: " + w.host.fatal
+	switch h := w.hosts[c.target]; {
+	case h.fatal != "":
+		return fmt.Sprintf("node %d is stopped: %s", h.idx, h.fatal)
 	case c.link == nil:
 		return "not connected"
 	case !c.bound:

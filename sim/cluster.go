@@ -1,0 +1,117 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/oracles"
+)
+
+// cluster reports a run of more than one replica.
+func (w *World) cluster() bool { return len(w.hosts) > 1 }
+
+// moveOn points a client of a replica set at another replica, drawn from
+// the PRNG: it was refused (58), its request's outcome is unknown (57),
+// its connection broke or timed out, or nothing listened.
+func (w *World) moveOn(c *client) {
+	n := len(w.hosts)
+	if n < 2 {
+		return
+	}
+	c.target = (c.target + 1 + w.rng.IntN(n-1)) % n
+	w.marks.Hit("sim.client.moved")
+}
+
+// isPrimary: h runs and leads its metadata group in normal status.
+func (w *World) isPrimary(h *host) bool {
+	if h.node == nil {
+		return false
+	}
+	g := h.node.Groups()
+	return len(g) > 0 && g[0].Primary
+}
+
+// sample feeds the convergence oracle what h applied, when it applied
+// something new since the last sample (so it stays cheap: the digest
+// encodes the whole metadata image).
+func (w *World) sample(h *host) {
+	if !w.cluster() || h.node == nil || w.stopped() {
+		return
+	}
+	groups := h.node.Groups()
+	if len(groups) == 0 || groups[0].Applied == h.applied {
+		return
+	}
+	for _, g := range groups {
+		s := oracles.Sample{Replica: h.idx, Group: groupKey(g.Group), Applied: g.Applied, Checksum: g.AppliedChecksum}
+		if g.Group == (node.GroupID{}) {
+			h.applied = g.Applied
+			s.Digest, s.HasDigest = h.node.MetadataDigest(), true
+		}
+		if err := w.conv.Observe(s); err != nil {
+			w.fail("convergence", err.Error())
+			return
+		}
+	}
+}
+
+func groupKey(g node.GroupID) oracles.GroupKey {
+	return oracles.GroupKey{Stream: g.Stream, Topic: g.Topic, Partition: g.Partition}
+}
+
+// convergedErr says why the live replicas do not (yet) agree: every one
+// that is not retired must run, booted, in normal status, in one view,
+// with everything it holds committed and applied, at one applied op,
+// checksum and digest.
+func (w *World) convergedErr() error {
+	var finals []oracles.Final
+	for _, h := range w.hosts {
+		if h.retired {
+			continue
+		}
+		if h.node == nil || !h.booted || h.paused(w.tick) {
+			return fmt.Errorf("replica %d is not running", h.idx)
+		}
+		groups := h.node.Groups()
+		if len(groups) == 0 {
+			return fmt.Errorf("replica %d has no groups", h.idx)
+		}
+		g := groups[0]
+		finals = append(finals, oracles.Final{Replica: h.idx, Normal: g.Status == vsr.StatusNormal, View: g.View,
+			Op: g.Op, Commit: g.Commit, Applied: g.Applied, Checksum: g.AppliedChecksum, Digest: h.node.MetadataDigest()})
+	}
+	return oracles.CheckConverged(finals)
+}
+
+// converged: the live replicas agree (the read-back may start); the first
+// time, the convergence oracle is marked as checked.
+func (w *World) converged() bool {
+	if err := w.convergedErr(); err != nil {
+		return false
+	}
+	w.marks.Hit(oracles.MarkConverged)
+	return true
+}
+
+// replicaStates describes every replica for a failure report.
+func (w *World) replicaStates() string {
+	var b strings.Builder
+	for _, h := range w.hosts {
+		fmt.Fprintf(&b, "replica %d: epoch %d", h.idx, h.epoch)
+		switch {
+		case h.retired:
+			b.WriteString(" retired")
+		case h.node == nil:
+			b.WriteString(" down")
+		default:
+			for _, g := range h.node.Groups() {
+				fmt.Fprintf(&b, " status=%d view=%d primary=%t op=%d commit=%d applied=%d",
+					g.Status, g.View, g.Primary, g.Op, g.Commit, g.Applied)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
