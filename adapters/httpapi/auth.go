@@ -82,7 +82,7 @@ func hashKey(prefix, secret string) string {
 // as a user who was renamed or got a reused id.
 func (s *Server) loginCaller(c *tokenClaims, addr string) (caller, *apiError) {
 	now := s.now()
-	if c.Kind != tokenAccess || s.revoked.has(keySession+c.Session, now) {
+	if c.Kind != tokenAccess || s.revoked.has(keySession+c.Session, now) || s.revoked.cutCovers(c.IssuedAt) {
 		return caller{}, fromCode(wire.Unauthenticated, "")
 	}
 	uid, _ := c.userID()

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -10,12 +12,18 @@ import (
 // expirySet is a bounded set of keys that each matter until an expiry: the
 // logged-out sessions and the spent refresh tokens. An entry can be dropped
 // once its expiry has passed, because every token it refuses has expired by
-// then too. When full of live entries it refuses to grow, and the caller
-// answers 503: dropping a live entry would revive a revoked token.
+// then too. It never drops a live entry to make room (that would revive a
+// revoked token): an add past the limit is refused and the caller decides.
 type expirySet struct {
 	mu  sync.Mutex
 	max int
 	m   map[string]time.Time
+}
+
+// expiryEntry is one key and its expiry, as the set is persisted.
+type expiryEntry struct {
+	key string
+	exp time.Time
 }
 
 func newExpirySet(max int) *expirySet {
@@ -23,13 +31,16 @@ func newExpirySet(max int) *expirySet {
 	return &expirySet{max: max, m: make(map[string]time.Time)}
 }
 
-// add records key until exp; false when the set is full of live entries.
-func (s *expirySet) add(key string, exp, now time.Time) bool {
+// add records key until exp while the set holds fewer than limit live
+// entries (limit <= max); false when it does not. A key already there is
+// never refused: its expiry only moves later.
+func (s *expirySet) add(key string, exp, now time.Time, limit int) bool {
+	assert.That(limit > 0 && limit <= s.max, "expiry set limit %d of %d", limit, s.max)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.m[key]; !ok && len(s.m) >= s.max {
+	if _, ok := s.m[key]; !ok && len(s.m) >= limit {
 		s.sweepLocked(now)
-		if len(s.m) >= s.max {
+		if len(s.m) >= limit {
 			return false
 		}
 	}
@@ -47,18 +58,46 @@ func (s *expirySet) has(key string, now time.Time) bool {
 	return ok && now.Before(exp)
 }
 
-func (s *expirySet) sweep(now time.Time) {
+// sweep drops the expired entries and reports how many it dropped.
+func (s *expirySet) sweep(now time.Time) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sweepLocked(now)
+	return s.sweepLocked(now)
 }
 
-func (s *expirySet) sweepLocked(now time.Time) {
+func (s *expirySet) sweepLocked(now time.Time) int {
+	dropped := 0
 	for k, exp := range s.m {
 		if !now.Before(exp) {
 			delete(s.m, k)
+			dropped++
 		}
 	}
+	return dropped
+}
+
+// dropPrefix forgets every key that starts with prefix (a cut covers them).
+func (s *expirySet) dropPrefix(prefix string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.m {
+		if strings.HasPrefix(k, prefix) {
+			delete(s.m, k)
+		}
+	}
+}
+
+// entries is a copy of the set sorted by key, so a file written from it
+// does not depend on map order.
+func (s *expirySet) entries() []expiryEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]expiryEntry, 0, len(s.m))
+	for k, exp := range s.m {
+		out = append(out, expiryEntry{key: k, exp: exp})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
 }
 
 func (s *expirySet) len() int {

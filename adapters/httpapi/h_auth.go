@@ -141,10 +141,10 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request) *apiError {
 		return fromCode(wire.Unauthenticated, "")
 	}
 	now := s.now()
-	if s.revoked.has(keySession+c.Session, now) || s.revoked.has(keyRefresh+c.ID, now) {
+	if s.revoked.has(keySession+c.Session, now) || s.revoked.has(keyRefresh+c.ID, now) || s.revoked.cutCovers(c.IssuedAt) {
 		return fromCode(wire.Unauthenticated, "")
 	}
-	if c.Kind == tokenRefresh && !s.revoked.add(keyRefresh+c.ID, s.tokens.expiry(c.ExpiresAt), now) {
+	if c.Kind == tokenRefresh && !s.revoked.spend(keyRefresh+c.ID, s.tokens.expiry(c.ExpiresAt), now) {
 		return unavailable("Too many spent refresh tokens are remembered; retry later.")
 	}
 	uid, _ := c.userID()
@@ -169,13 +169,12 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) *apiError {
 	}
 	p := c.p
 	now := s.now()
-	if p.kind != kindPAT {
-		exp := p.expires
-		if p.kind == kindLogin {
-			exp = s.tokens.chainExpiry(now) // outlives every token the login holds
-		}
-		if !s.revoked.add(p.key, exp, now) {
-			return unavailable("Too many logouts are remembered; retry later.")
+	switch p.kind {
+	case kindLogin:
+		s.revoked.revokeLogin(p.key, s.tokens.chainExpiry(now), now) // outlives every token the login holds
+	case kindExternal:
+		if !s.revoked.revokeExternal(p.key, p.expires, now) {
+			return unavailable("Too many logouts of trusted issuers' tokens are remembered; retry later.")
 		}
 	}
 	s.table.remove(p.key)

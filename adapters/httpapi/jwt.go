@@ -214,12 +214,18 @@ func (t *tokenIssuer) verify(token string) (*tokenClaims, error) {
 	if len(t.validIssuers) > 0 && !slices.Contains(t.validIssuers, c.Issuer) {
 		return nil, fmt.Errorf("%w: issuer %q", errNotOurs, c.Issuer)
 	}
-	if _, ok := c.userID(); !ok || c.Session == "" || c.ID == "" || c.Username == "" ||
+	if _, ok := c.userID(); !ok || !validClaimID(c.Session) || !validClaimID(c.ID) || c.Username == "" ||
 		(c.Kind != tokenAccess && c.Kind != tokenRefresh) {
 		return nil, fmt.Errorf("%w: missing or malformed claims", errNotOurs)
 	}
 	return c, nil
 }
+
+// claimIDBytesMax bounds the jti and sid claims: they become revocation keys.
+const claimIDBytesMax = 64
+
+// validClaimID: a jti or sid we minted is 32 to 36 printable characters.
+func validClaimID(s string) bool { return len(s) <= claimIDBytesMax && validRevocationKey(s) }
 
 // expiry is the instant after which no token with exp can pass verify.
 func (t *tokenIssuer) expiry(exp int64) time.Time { return time.Unix(exp, 0).Add(t.skew) }

@@ -53,17 +53,20 @@ func TestSizeText(t *testing.T) {
 func TestExpirySetIsBoundedAndNeverDropsLiveEntries(t *testing.T) {
 	now := time.Unix(1000, 0)
 	s := newExpirySet(2)
-	if !s.add("a", now.Add(time.Second), now) || !s.add("b", now.Add(time.Hour), now) {
+	if !s.add("a", now.Add(time.Second), now, 2) || !s.add("b", now.Add(time.Hour), now, 2) {
 		t.Fatal("adds within the bound refused")
 	}
-	if s.add("c", now.Add(time.Hour), now) {
+	if s.add("c", now.Add(time.Hour), now, 2) {
 		t.Fatal("a full set of live entries grew")
+	}
+	if !s.add("b", now.Add(2*time.Hour), now, 1) {
+		t.Fatal("a key already there was refused")
 	}
 	later := now.Add(2 * time.Second)
 	if s.has("a", later) || !s.has("b", later) {
 		t.Fatal("expiry not honoured")
 	}
-	if !s.add("c", later.Add(time.Hour), later) || s.len() != 2 {
+	if !s.add("c", later.Add(time.Hour), later, 2) || s.len() != 2 {
 		t.Fatalf("the expired entry was not swept to make room (len %d)", s.len())
 	}
 }

@@ -26,8 +26,6 @@ const (
 	// principalsMax caps the node sessions the adapter holds (http.md 3.1:
 	// clients_table_max / 2).
 	principalsMax = 4096
-	// revokedMax caps the remembered logouts and spent refresh tokens.
-	revokedMax = 65536
 	// sweepInterval is how often expired principals and revocations are dropped.
 	sweepInterval = 30 * time.Second
 	// Server timeouts: a client that stalls is cut off, not waited for.
@@ -40,6 +38,10 @@ const (
 type Options struct {
 	HTTP config.HTTP
 	Log  *slog.Logger
+	// DataDir is the server's data directory (system.path), where the
+	// revocations of logged-out and spent tokens are kept across restarts;
+	// "" keeps them in memory only.
+	DataDir string
 	// Now is the clock of token checks; nil is time.Now (tests move it).
 	Now func() time.Time
 }
@@ -53,7 +55,7 @@ type Server struct {
 	tokens  *tokenIssuer
 	trusted *trustedIssuers
 	table   *principals
-	revoked *expirySet
+	revoked *revocations
 	metrics *metrics
 	ping    *anonConn
 	mux     *http.ServeMux
@@ -77,9 +79,13 @@ func New(opts Options, hub *transport.Hub) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	revoked, err := loadRevocations(opts.DataDir, opts.Log, opts.Now())
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{opts: opts, hub: hub, log: opts.Log, now: opts.Now, tokens: tokens,
 		trusted: newTrustedIssuers(opts.HTTP.JWT, opts.Now), table: newPrincipals(principalsMax),
-		revoked: newExpirySet(revokedMax), metrics: newMetrics(), ping: &anonConn{hub: hub},
+		revoked: revoked, metrics: newMetrics(), ping: &anonConn{hub: hub},
 		cors: newCORSPolicy(opts.HTTP.CORS), stop: make(chan struct{})}
 	s.mux = s.routes()
 	return s, nil
@@ -138,6 +144,7 @@ func (s *Server) Close() error {
 	}
 	s.ping.close()
 	s.wg.Wait()
+	s.revoked.sweep(s.now()) // retries a failed write of the revocations
 	return err
 }
 
