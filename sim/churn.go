@@ -122,6 +122,7 @@ func (w *World) settleChurn(a *attempt, o *op, status wire.Code) {
 		return
 	}
 	w.marks.Hit(fmt.Sprintf("sim.churn.%s.%d", o.code.Name(), uint32(status)))
+	w.event("client %d: %s answered %d after %d tries", a.link.client.idx, o, status, o.tries)
 	if o.kind == opLogout && status == wire.OK {
 		c := a.link.client
 		if c.link == a.link {

@@ -157,6 +157,9 @@ func (w *World) transmit(c *client, o *op) {
 	}
 	o.tries++
 	a := &attempt{op: o, frame: o.frame, header: o.header, call: w.next()}
+	if w.cluster() {
+		w.event("client %d: %s request %d session %d on conn %d (replica %d)", c.idx, o, o.header.Request, o.header.Session, c.link.id, c.link.host.idx)
+	}
 	w.opSent(c, a)
 	w.start(c, a, w.knobs.ClientTimeoutTicks)
 }
@@ -260,13 +263,14 @@ func (w *World) loggedIn(c *client, status wire.Code, payload []byte) {
 		w.marks.Hit("sim.client.session_resumed")
 	}
 	c.session, c.bound = reg.Session, true
-	w.event("client %d: logged in on conn %d, session %d", c.idx, c.link.id, reg.Session)
+	w.event("client %d: logged in on conn %d (replica %d), session %d", c.idx, c.link.id, c.link.host.idx, reg.Session)
 }
 
 // evicted: the SDK closes the socket and starts over under a fresh id.
 func (w *World) evicted(c *client, frame []byte) {
 	e, _ := wire.DecodeEviction(frame)
 	w.marks.Hit(fmt.Sprintf("sim.client.evicted_%d", e.Reason))
+	w.event("client %d: evicted (reason %d) on conn %d", c.idx, e.Reason, c.link.id)
 	if a := c.att; a != nil {
 		w.settle(a, wire.Unauthenticated, nil, false)
 	}
