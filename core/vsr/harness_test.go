@@ -238,6 +238,9 @@ func (c *cluster) send(m Message) {
 	if c.onSend != nil {
 		c.onSend(m)
 	}
+	if m.Command == CmdRequestPrepares && (m.Op == 0 || m.Last < m.Op || m.Last-m.Op >= repairOpsMax) {
+		c.fatalf("r%d asks r%d for the range %d..%d (VSR-29)", m.From, m.To, m.Op, m.Last)
+	}
 	net := &c.net
 	if c.rng.Float64() < c.opts.loss || len(net.packets) >= packetsMax {
 		return

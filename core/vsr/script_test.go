@@ -25,6 +25,7 @@ var update = flag.Bool("update", false, "rewrite the expected output of the scen
 //	restart r=R               R boots from its disk
 //	stall r=R                 R's disk stops completing requests (they stay queued)
 //	unstall r=R               R's disk makes progress again
+//	journal r=R               R's journal: ops durable, written, appended; flushes in flight
 //	corrupt r=R ops=K         R (down) loses its last K journaled prepares, synced or not
 //	partition A.. | B..       cut every link between the two groups
 //	heal                      restore every link
@@ -238,6 +239,14 @@ func (r *runner) exec(command string) []string {
 	case "stall", "unstall":
 		r.c.nodes[r.replica(a)].stalled = fields[0] == "stall"
 		return nil
+	case "journal":
+		id := r.replica(a)
+		j := r.c.nodes[id].journal
+		if r.c.nodes[id].r == nil {
+			return []string{fmt.Sprintf("r%d is down", id)}
+		}
+		return []string{fmt.Sprintf("r%d journal durable=%d written=%d appended=%d flushes=%d",
+			id, j.DurableOp(), j.WrittenOp(), j.queuedOp, len(j.flushes))}
 	case "corrupt":
 		return r.corrupt(r.replica(a), a.int(t, "ops", 1))
 	case "partition":

@@ -166,6 +166,9 @@ func (r *Replica) requestRepair() {
 	}
 	first := s.cursor + 1
 	last := min(end, first+repairOpsMax-1)
+	// An inverted range would ask for nothing and stall the repair (VSR-29):
+	// the cursor never passes what the suffix or the head still needs.
+	assert.That(first <= last, "repair range %d..%d inverted (cursor %d head %d end %d)", first, last, s.cursor, s.head, end)
 	r.marks.Hit("vsr.repair.requested")
 	r.send(Message{Command: CmdRequestPrepares, To: s.source, View: r.view, Op: first, Last: last})
 	s.requested, s.requestedAt = true, r.now
