@@ -37,13 +37,18 @@ func (c *Client) stampLocked(op wire.Operation, code wire.Command) (wire.Request
 	return h, nil
 }
 
-// buildFrame returns header and body as one buffer, for one write.
-func buildFrame(h wire.RequestHeader, body []byte) []byte {
-	frame := make([]byte, wire.HeaderSize+len(body))
-	h.Put(frame, len(body))
-	copy(frame[wire.HeaderSize:], body)
-	return frame
+// request is one frame to send: the 256-byte header and the body apart,
+// so a large body (a send's batch) is written as it is, never copied.
+type request struct {
+	head []byte
+	body []byte
 }
+
+func newRequest(h wire.RequestHeader, body []byte) request {
+	return request{head: h.Bytes(len(body)), body: body}
+}
+
+func (r request) size() int { return len(r.head) + len(r.body) }
 
 // call sends the command code with body and returns the reply's payload: the
 // raw body for raw replies, the bytes after the result section for framed
@@ -62,10 +67,10 @@ func (c *Client) callLocked(op wire.Operation, code wire.Command, body []byte) (
 	if err != nil {
 		return nil, err
 	}
-	frame := buildFrame(h, body)
+	req := newRequest(h, body)
 	retryUntil := time.Now().Add(c.opts.TransientBudget)
 	for {
-		r, err := c.roundTripLocked(frame)
+		r, err := c.roundTripLocked(req)
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +150,7 @@ func (c *Client) DoHeader(h wire.RequestHeader, body []byte) (wire.ReplyHeader, 
 }
 
 func (c *Client) doLocked(h wire.RequestHeader, body []byte) (wire.ReplyHeader, []byte, error) {
-	r, err := c.roundTripLocked(buildFrame(h, body))
+	r, err := c.roundTripLocked(newRequest(h, body))
 	if err != nil {
 		return wire.ReplyHeader{}, nil, err
 	}

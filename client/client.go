@@ -58,6 +58,12 @@ type Options struct {
 	// ProtocolVersion overrides the version sent at login (tests of the gate).
 	// Zero means 0.12.2.
 	ProtocolVersion wire.ProtocolVersion
+	// ReuseReplyBuffer reads every reply into one buffer kept by the client,
+	// instead of a fresh one per reply. Everything a call returns that
+	// points into its reply (message payloads, headers, raw bodies) is then
+	// valid only until the next call on this client. For benchmarks, where
+	// allocating and zeroing each reply costs the client more than reading it.
+	ReuseReplyBuffer bool
 }
 
 func (o Options) withDefaults() Options {
@@ -83,6 +89,7 @@ type Client struct {
 	mu      sync.Mutex // one request in flight per connection
 	conn    net.Conn   // nil once closed
 	session sessionState
+	replies []byte // the reused reply buffer (Options.ReuseReplyBuffer)
 }
 
 // sessionState is the SDK's per-session bookkeeping (protocol-framing.md 4.1, 4.5).

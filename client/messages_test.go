@@ -2,10 +2,12 @@ package client
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
@@ -91,11 +93,22 @@ func testMessages(n int) []Message {
 }
 
 // Messages come back with their ids, payloads, headers and origin
-// timestamps, including from a record sliced at its head.
+// timestamps, including from a record sliced at its head; also with one
+// reply buffer reused for every reply, growing when a reply is larger.
 func TestSendAndPollRoundTrip(t *testing.T) {
+	for _, reuse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reuse=%v", reuse), func(t *testing.T) { testSendAndPoll(t, reuse) })
+	}
+}
+
+func testSendAndPoll(t *testing.T, reuse bool) {
 	log := &fakeLog{}
 	s := newFakeServer(t, log.handle)
-	c := s.dial(t)
+	c, err := Dial(context.Background(), s.ln.Addr().String(), Options{RequestTimeout: 2 * time.Second, ReuseReplyBuffer: reuse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
 	if _, err := c.LoginUser("iggy", "iggy"); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +122,7 @@ func TestSendAndPollRoundTrip(t *testing.T) {
 		}
 	}
 	p := uint32(2)
-	for _, from := range []uint64{0, 3, 7} {
+	for _, from := range []uint64{7, 0, 3, 7} {
 		current, got, err := c.PollMessages(Consumer(1), stream, topic, &p, wire.PollOffset, from, 100, false)
 		if err != nil || current != 9 || len(got) != len(sent)-int(from) {
 			t.Fatalf("poll from %d: current %d, %d messages, err %v", from, current, len(got), err)

@@ -39,22 +39,26 @@ func (c *Client) resetSession() error {
 // roundTripLocked writes one frame and reads the frame that answers it. Any
 // transport or framing failure closes the connection: the stream position
 // is unknown afterwards. Called with c.mu held.
-func (c *Client) roundTripLocked(frame []byte) (reply, error) {
+func (c *Client) roundTripLocked(req request) (reply, error) {
 	if c.conn == nil {
 		return reply{}, ErrClosed
 	}
-	if len(frame) > wire.FrameSizeMax {
+	if req.size() > wire.FrameSizeMax {
 		return reply{}, &Error{Code: wire.InvalidConfiguration} // the SDK refuses it locally
 	}
 	if err := c.conn.SetDeadline(time.Now().Add(c.opts.RequestTimeout)); err != nil {
 		c.closeLocked()
 		return reply{}, fmt.Errorf("iggy: set deadline: %w", err)
 	}
-	if _, err := c.conn.Write(frame); err != nil {
+	if err := writeRequest(c.conn, req); err != nil {
 		c.closeLocked()
 		return reply{}, fmt.Errorf("iggy: write request: %w", err)
 	}
-	r, err := readFrame(c.conn)
+	var into *[]byte
+	if c.opts.ReuseReplyBuffer {
+		into = &c.replies
+	}
+	r, err := readFrame(c.conn, into)
 	if err != nil {
 		c.closeLocked()
 		return reply{}, err
@@ -67,9 +71,37 @@ func (c *Client) roundTripLocked(frame []byte) (reply, error) {
 	return r, nil
 }
 
+// frameBuffer is a buffer of size bytes: fresh, or *into's storage.
+func frameBuffer(into *[]byte, size int) []byte {
+	if into == nil {
+		return make([]byte, size)
+	}
+	if cap(*into) < size {
+		*into = make([]byte, size)
+	}
+	return (*into)[:size]
+}
+
+// writeRequest writes one frame: on plain TCP as one vectored write of
+// header and body; elsewhere as one Write of a joined copy, since a
+// WebSocket message or a QUIC stream write carries exactly what one Write
+// is given and TLS would cut a vectored write into records anyway.
+func writeRequest(conn net.Conn, req request) error {
+	if tc, ok := conn.(*net.TCPConn); ok {
+		bufs := net.Buffers{req.head, req.body}
+		_, err := bufs.WriteTo(tc)
+		return err
+	}
+	frame := make([]byte, 0, req.size())
+	frame = append(append(frame, req.head...), req.body...)
+	_, err := conn.Write(frame)
+	return err
+}
+
 // readFrame reads one server frame: 256 header bytes, a size check, then the
 // body. Only Reply and Eviction frames may appear on a client connection.
-func readFrame(conn net.Conn) (reply, error) {
+// With into set, the frame is read into *into (grown when too small).
+func readFrame(conn net.Conn, into *[]byte) (reply, error) {
 	head := make([]byte, wire.HeaderSize)
 	if _, err := io.ReadFull(conn, head); err != nil {
 		return reply{}, fmt.Errorf("iggy: read reply header: %w", err)
@@ -80,7 +112,7 @@ func readFrame(conn net.Conn) (reply, error) {
 	}
 	frame := head
 	if p.Size > wire.HeaderSize {
-		frame = make([]byte, p.Size)
+		frame = frameBuffer(into, int(p.Size))
 		copy(frame, head)
 		if _, err := io.ReadFull(conn, frame[wire.HeaderSize:]); err != nil {
 			return reply{}, fmt.Errorf("iggy: read reply body (%d bytes): %w", p.Size-wire.HeaderSize, err)
