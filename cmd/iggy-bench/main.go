@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 
 	"golang.org/x/sys/unix"
 )
@@ -45,7 +46,7 @@ func bench1(p *params, out, errOut io.Writer) error {
 		echo = errOut // stdout carries exactly one JSON object
 	}
 	fmt.Fprintln(echo, describe(p))
-	admin, err := connect(p)
+	admin, err := connect(p, false)
 	if err != nil {
 		return err
 	}
@@ -55,6 +56,13 @@ func bench1(p *params, out, errOut io.Writer) error {
 		return err
 	}
 	defer b.close()
+	if path := os.Getenv(cpuProfileEnv); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	r := runner{p: p}
 	if err := r.run(b.actors, errOut, isTerminal(errOut)); err != nil {
 		return err
@@ -82,4 +90,24 @@ func isTerminal(w io.Writer) bool {
 	}
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
+}
+
+// cpuProfileEnv names a file for a CPU profile of the measured run (after
+// the setup and logins), to see what the bench itself costs on a machine it
+// shares with the server.
+const cpuProfileEnv = "IGGYGO_BENCH_CPU_PROFILE"
+
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

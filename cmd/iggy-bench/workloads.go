@@ -26,7 +26,7 @@ func (b *bench) close() {
 
 // add connects one actor; build makes its worker on that connection.
 func (b *bench) add(p *params, kind string, id int, rateShare int, build func(c *client.Client) (worker, error)) error {
-	c, err := connect(p)
+	c, err := connect(p, true)
 	if err != nil {
 		return err
 	}
