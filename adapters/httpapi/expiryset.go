@@ -50,6 +50,28 @@ func (s *expirySet) add(key string, exp, now time.Time, limit int) bool {
 	return true
 }
 
+// claim records key until exp only if it is not recorded live already:
+// used is true when it was (a refresh token spent before), full when there
+// is no room under limit. One lock covers the check and the insert, so
+// of two concurrent claims of one key exactly one succeeds.
+func (s *expirySet) claim(key string, exp, now time.Time, limit int) (used, full bool) {
+	assert.That(limit > 0 && limit <= s.max, "expiry set limit %d of %d", limit, s.max)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.m[key]; ok && now.Before(cur) {
+		return true, false
+	}
+	delete(s.m, key) // expired: it makes room for itself
+	if len(s.m) >= limit {
+		s.sweepLocked(now)
+		if len(s.m) >= limit {
+			return false, true
+		}
+	}
+	s.m[key] = exp
+	return false, false
+}
+
 // has reports whether key is recorded and not yet expired.
 func (s *expirySet) has(key string, now time.Time) bool {
 	s.mu.Lock()

@@ -141,11 +141,17 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request) *apiError {
 		return fromCode(wire.Unauthenticated, "")
 	}
 	now := s.now()
-	if s.revoked.has(keySession+c.Session, now) || s.revoked.has(keyRefresh+c.ID, now) || s.revoked.cutCovers(c.IssuedAt) {
+	if s.revoked.has(keySession+c.Session, now) || s.revoked.cutCovers(c.IssuedAt) {
 		return fromCode(wire.Unauthenticated, "")
 	}
-	if c.Kind == tokenRefresh && !s.revoked.spend(keyRefresh+c.ID, s.tokens.expiry(c.ExpiresAt), now) {
-		return unavailable("Too many spent refresh tokens are remembered; retry later.")
+	if c.Kind == tokenRefresh {
+		used, full := s.revoked.spend(keyRefresh+c.ID, s.tokens.expiry(c.ExpiresAt), now)
+		if used {
+			return fromCode(wire.Unauthenticated, "")
+		}
+		if full {
+			return unavailable("Too many spent refresh tokens are remembered; retry later.")
+		}
 	}
 	uid, _ := c.userID()
 	info, e := s.issue(c.Session, tokenUser{id: uid, name: c.Username})

@@ -78,14 +78,14 @@ func (r *revocations) cutCovers(iat int64) bool {
 	return iat <= r.cut
 }
 
-// spend records a used refresh token until exp; false when the spent
-// tokens already fill their share.
-func (r *revocations) spend(key string, exp, now time.Time) bool {
-	if !r.set.add(key, exp, now, r.spentMax) {
-		return false
+// spend records a used refresh token until exp: used when it was spent
+// already, full when the spent tokens fill their share.
+func (r *revocations) spend(key string, exp, now time.Time) (used, full bool) {
+	if used, full = r.set.claim(key, exp, now, r.spentMax); used || full {
+		return used, full
 	}
 	r.persist()
-	return true
+	return false, false
 }
 
 // revokeLogin revokes a login's session until exp. It always succeeds: a

@@ -16,7 +16,7 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 // Logouts, logouts of trusted issuers' tokens and spent refresh tokens
 // survive a restart: a new set read from the same directory refuses them,
 // and drops what has expired meanwhile.
-// covers AUTH-11, SESS-8
+// covers SESS-8, TRAN-4
 func TestRevocationsSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Unix(1_000_000, 500)
@@ -25,7 +25,7 @@ func TestRevocationsSurviveRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.revokeLogin(keySession+"s1", now.Add(48*time.Hour), now)
-	if !r.spend(keyRefresh+"j1", now.Add(time.Hour), now) {
+	if used, full := r.spend(keyRefresh+"j1", now.Add(time.Hour), now); used || full {
 		t.Fatal("spend refused")
 	}
 	if !r.revokeExternal(keyExternal+"e1", now.Add(time.Minute), now) {
@@ -55,7 +55,7 @@ func TestRevocationsSurviveRestart(t *testing.T) {
 // A full set refuses spent refresh tokens beyond their share, but never a
 // logout of a login: that raises the cut, which refuses every self-issued
 // token issued until then, and survives a restart.
-// covers SESS-8
+// covers SESS-8, TRAN-4
 func TestFullRevocationsCutInsteadOfRefusingLogout(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Unix(2_000_000, 0)
@@ -64,11 +64,14 @@ func TestFullRevocationsCutInsteadOfRefusingLogout(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 6 {
-		if !r.spend(fmt.Sprintf("%s%d", keyRefresh, i), now.Add(time.Hour), now) {
+		if used, full := r.spend(fmt.Sprintf("%s%d", keyRefresh, i), now.Add(time.Hour), now); used || full {
 			t.Fatalf("spend %d refused within the share", i)
 		}
 	}
-	if r.spend(keyRefresh+"x", now.Add(time.Hour), now) {
+	if used, full := r.spend(keyRefresh+"0", now.Add(time.Hour), now); !used || full {
+		t.Fatal("a refresh token was spent twice")
+	}
+	if _, full := r.spend(keyRefresh+"x", now.Add(time.Hour), now); !full {
 		t.Fatal("spent refresh tokens took the logouts' share")
 	}
 	r.revokeLogin(keySession+"a", now.Add(time.Hour), now)
@@ -129,4 +132,31 @@ func FuzzDecodeRevocations(f *testing.F) {
 			t.Fatalf("a decoded image does not round trip: %v", err)
 		}
 	})
+}
+
+// Of many concurrent refreshes with one refresh token exactly one spends it.
+// covers TRAN-4
+func TestConcurrentSpendsOfOneRefreshToken(t *testing.T) {
+	now := time.Unix(3_000_000, 0)
+	r, err := loadRevocations("", quietLog(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const racers = 16
+	wins := make(chan bool, racers)
+	for range racers {
+		go func() {
+			used, full := r.spend(keyRefresh+"same", now.Add(time.Hour), now)
+			wins <- !used && !full
+		}()
+	}
+	won := 0
+	for range racers {
+		if <-wins {
+			won++
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d refreshes spent one token", won)
+	}
 }
