@@ -124,7 +124,6 @@ func TestCovJournalWithoutRootAtOp1Refused(t *testing.T) {
 // root logs in.
 // covers ROOT-13
 func TestCovJournalRootFoundByOpNumber(t *testing.T) {
-	knownBug(t, "core/node/boot.go checkOps requires ops in file order (\"op 1 follows op 2\"), so a journal holding op 1 after op 2 is refused instead of finding root by its op number")
 	t.Parallel()
 	s, ps := preparedStorage(t)
 	swapped := append([]vsr.Prepare{ps[1], ps[0]}, ps[2:]...)

@@ -1,7 +1,9 @@
 package node
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -313,29 +315,43 @@ func (b *booter) reinitialize() {
 	b.createFresh()
 }
 
-// scanSegments parses every segment; only the last may have a torn tail,
-// which is cut. It returns the ops in order, the valid size of the last
-// segment, and a refusal reason.
+// scanSegments parses the segments in order. A torn or corrupt tail ends
+// the journal there: the segment is cut and every later one deleted, since
+// a flush is acknowledged only once every earlier flush synced, so nothing
+// after the tear was ever acknowledged. The ops come back sorted by op
+// number (ROOT-13: an entry counts by its op, wherever it sits), with the
+// valid size of the last segment kept, or a refusal reason.
 func (b *booter) scanSegments() ([]vsr.Prepare, uint64, string) {
 	var all []vsr.Prepare
 	var tail uint64
 	for i, data := range b.data {
 		ps, valid := vsr.Scan(data)
-		path := journalDir + "/" + vsr.SegmentName(b.segments[i].FirstOp)
-		if valid < len(data) {
-			if i+1 < len(b.data) {
-				return nil, 0, path + " is corrupt at offset " + itoa(uint64(valid)) + " and is not the last segment"
-			}
-			b.n.logf("%s: cutting %d bytes of torn or corrupt tail at offset %d", path, len(data)-valid, valid)
-			b.n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpTruncate, File: path, Offset: uint64(valid)})
-		}
 		all = append(all, ps...)
 		tail = uint64(valid)
+		if valid < len(data) {
+			b.cutAfter(i, valid)
+			break
+		}
 	}
+	slices.SortStableFunc(all, func(x, y vsr.Prepare) int { return cmp.Compare(x.Op, y.Op) })
 	if reason := checkOps(all, b.sb.CheckpointOp); reason != "" {
 		return nil, 0, reason
 	}
 	return all, tail, ""
+}
+
+// cutAfter truncates segment i at valid and deletes the segments after it.
+func (b *booter) cutAfter(i, valid int) {
+	n := b.n
+	path := journalDir + "/" + vsr.SegmentName(b.segments[i].FirstOp)
+	n.logf("%s: cutting %d bytes of torn or corrupt tail at offset %d", path, len(b.data[i])-valid, valid)
+	n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpTruncate, File: path, Offset: uint64(valid)})
+	for _, s := range b.segments[i+1:] {
+		later := journalDir + "/" + vsr.SegmentName(s.FirstOp)
+		n.logf("%s: deleted, it follows a torn segment (never acknowledged)", later)
+		n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDelete, File: later})
+	}
+	b.segments = b.segments[:i+1]
 }
 
 // checkOps refuses ops that are not consecutive, that leave a gap after the
