@@ -54,6 +54,8 @@ type params struct {
 	Durability       string  `json:"durability"`
 	PrefillMessages  uint64  `json:"prefill_messages,omitempty"`
 	StreamPrefix     string  `json:"stream_prefix"`
+	MaxTopicSize     string  `json:"max_topic_size,omitempty"`
+	SegmentSize      string  `json:"segment_size,omitempty"`
 	JSON             bool    `json:"-"`
 	Cleanup          bool    `json:"cleanup,omitempty"`
 
@@ -82,6 +84,8 @@ func parseParams(args []string, errOut io.Writer) (params, error) {
 	fs.StringVar(&p.Durability, "durability", "replicated", "topic durability: none, replicated or persisted")
 	fs.Uint64Var(&p.PrefillMessages, "prefill-messages", 0, "messages written per consumer partition before a consumer workload (0 = automatic)")
 	fs.StringVar(&p.StreamPrefix, "stream-prefix", "bench", "names of the streams this bench creates")
+	fs.StringVar(&p.MaxTopicSize, "max-topic-size", "", `topic option max_topic_size, e.g. "2 GiB" (long runs: the server's cleaner drops old segments); empty = server default`)
+	fs.StringVar(&p.SegmentSize, "segment-size", "", `topic option segment_size, e.g. "256 MiB"; empty = server default`)
 	fs.BoolVar(&p.JSON, "json", false, "print one JSON object instead of text")
 	fs.BoolVar(&p.Cleanup, "cleanup", false, "delete the bench streams at the end")
 	fs.Usage = func() {

@@ -46,9 +46,17 @@ func connect(p *params, actor bool) (*client.Client, error) {
 
 func streamName(p *params, i int) string { return p.StreamPrefix + "-" + strconv.Itoa(i) }
 
-// topicOptions sets the topic's durability (TOOL-14).
+// topicOptions sets the topic's durability (TOOL-14) and, when given, its
+// size cap and segment size (size strings the server parses).
 func topicOptions(p *params) wire.Options {
-	return wire.Options{{Key: wire.OptDurability, Kind: wire.KindString, Value: []byte(p.Durability)}}
+	opts := wire.Options{{Key: wire.OptDurability, Kind: wire.KindString, Value: []byte(p.Durability)}}
+	if p.MaxTopicSize != "" {
+		opts = append(opts, wire.Option{Key: wire.OptMaxTopicSize, Kind: wire.KindString, Value: []byte(p.MaxTopicSize)})
+	}
+	if p.SegmentSize != "" {
+		opts = append(opts, wire.Option{Key: wire.OptSegmentSize, Kind: wire.KindString, Value: []byte(p.SegmentSize)})
+	}
+	return opts
 }
 
 // createFresh deletes the bench streams left by an earlier run and creates
