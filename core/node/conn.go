@@ -40,8 +40,11 @@ func (n *Node) onConnClosed(id bus.ConnID) {
 		return
 	}
 	delete(n.conns, id)
-	if c.bound {
-		n.implicitLogout(c)
+	// The session outlives its connection (SESS-4): the client may bind it
+	// again. Its lease runs from its last request; a consumer group member
+	// whose lease ends is logged out by the stale sweep.
+	if c.bound && len(n.idle) < idleSessionsMax {
+		n.idle[c.client] = idleSession{session: c.session, since: c.last}
 	}
 }
 

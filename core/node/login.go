@@ -146,18 +146,18 @@ func logoutPrepare(client wire.U128, session, nowMicros uint64) vsr.Prepare {
 	}
 }
 
-// implicitLogout ends the session of a closed connection, unless another
-// connection has taken the client id over since.
-func (n *Node) implicitLogout(c *conn) {
-	e, ok := n.clients[c.client]
-	if !ok || e.session != c.session {
+// implicitLogout ends a stale session, unless the client registered again
+// since (its session number then differs).
+func (n *Node) implicitLogout(client wire.U128, session uint64) {
+	e, ok := n.clients[client]
+	if !ok || e.session != session {
 		return
 	}
-	p := logoutPrepare(c.client, c.session, n.now.NowMicros)
+	p := logoutPrepare(client, session, n.now.NowMicros)
 	switch {
 	case !n.replica.Full():
 		n.propose(p)
-	case n.canForward(c.client):
+	case n.canForward(client):
 		n.forward(p) // nobody awaits the answer
 	}
 }

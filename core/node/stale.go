@@ -1,6 +1,8 @@
 package node
 
 import (
+	"slices"
+
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
@@ -24,8 +26,38 @@ func (n *Node) evictStale() {
 		}
 		e := wire.Eviction{Client: c.client, Reason: wire.EvictStaleClient}
 		n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Parts: [][]byte{e.Bytes()}})
-		n.implicitLogout(c)
+		n.implicitLogout(c.client, c.session)
 		c.bound = false
+	}
+	n.expireIdleMembers(members, timeout)
+}
+
+// idleSessionsMax bounds the sessions remembered without a connection; past
+// it a closed session is not tracked, and only its own logout ends it.
+const idleSessionsMax = clientsMax
+
+// idleSession is a session whose last connection closed, and since when.
+type idleSession struct{ session, since uint64 }
+
+// expireIdleMembers logs out group members whose connection closed longer
+// than the session timeout ago and that bound no connection since, so their
+// partitions go to live members.
+func (n *Node) expireIdleMembers(members map[metadata.ClientID]bool, timeout uint64) {
+	ids := make([]wire.U128, 0, len(n.idle))
+	for id := range n.idle {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, compareU128)
+	for _, id := range ids {
+		s := n.idle[id]
+		e, ok := n.clients[id]
+		switch {
+		case !ok || e.session != s.session:
+			delete(n.idle, id) // ended or bound again
+		case n.now.Ticks-s.since > timeout && members[metadataClientID(id)]:
+			delete(n.idle, id)
+			n.implicitLogout(id, s.session)
+		}
 	}
 }
 

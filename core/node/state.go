@@ -37,9 +37,11 @@ type state struct {
 	// writes maps an append or offset write awaiting its completion to its requester.
 	// forwards are requests a backup handed to its primary, by client.
 	forwards map[wire.U128]forwarded
-	writes   map[writeKey]pendingWrite
-	polls    map[uint64]pendingPoll
-	pollSeq  uint64
+	// idle are sessions whose connection closed, by client (stale sweep).
+	idle    map[wire.U128]idleSession
+	writes  map[writeKey]pendingWrite
+	polls   map[uint64]pendingPoll
+	pollSeq uint64
 
 	balanced map[topicKey]uint32 // round-robin cursors of Balanced sends
 	policies map[topicKey]durability
@@ -57,6 +59,7 @@ func newState() *state {
 		partitions: map[partKey]*partition.Log{},
 		waiting:    map[uint64]waiter{},
 		forwards:   map[wire.U128]forwarded{},
+		idle:       map[wire.U128]idleSession{},
 		writes:     map[writeKey]pendingWrite{},
 		jobs:       map[uint64]func(compute.Result){},
 		policies:   map[topicKey]durability{},
