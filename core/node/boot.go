@@ -52,6 +52,7 @@ type booter struct {
 	n          *Node
 	phase      bootPhase
 	reads      map[storage.ReqID]int // outstanding reads, by index into data
+	files      []string              // the files being read, by the same index
 	data       [][]byte
 	sb         vsr.Superblock
 	segments   []vsr.Segment
@@ -88,6 +89,7 @@ func (b *booter) complete(c storage.Completion) {
 // read asks for whole files; gather collects them by index.
 func (b *booter) read(files []string, sizes []uint64) {
 	b.reads = map[storage.ReqID]int{}
+	b.files = files
 	b.data = make([][]byte, len(files))
 	for i, f := range files {
 		id := b.n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpRead, File: f, Len: sizes[i]})
@@ -140,8 +142,15 @@ func (b *booter) listed(c storage.Completion) {
 }
 
 // superblocksRead picks the newest valid slot. No valid slot with a journal
-// present is a journal that never checkpointed: replay it from op 1.
+// present is a journal that never checkpointed: replay it from op 1. A slot
+// of an unknown version is refused, not skipped (STOR-18).
 func (b *booter) superblocksRead() {
+	for i, slot := range b.data {
+		if err := vsr.CheckSuperblockVersion(slot); err != nil {
+			b.n.fatal("refusing %s: %v", b.files[i], err)
+			return
+		}
+	}
 	var slots [2][]byte
 	copy(slots[:], b.data)
 	sb, ok := vsr.Newest(slots[0], slots[1])
