@@ -140,7 +140,6 @@ func TestCovJournalRootFoundByOpNumber(t *testing.T) {
 // not fall back to the older slot.
 // covers STOR-18
 func TestCovSuperblockUnknownVersionRefused(t *testing.T) {
-	knownBug(t, "vsr.DecodeSuperblock treats a checksummed slot of an unknown version like a torn one, so vsr.Newest falls back to the other slot and the server boots")
 	t.Parallel()
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true})
 	s.stop()
@@ -166,6 +165,9 @@ func TestCovSuperblockUnknownVersionRefused(t *testing.T) {
 	next := launch(t, s.cfg, freeAddr(t))
 	if code := next.waitExit(); code == 0 {
 		t.Fatalf("server started with a superblock slot of unknown version")
+	}
+	if out := next.stderr.String(); !strings.Contains(out, "metadata/superblock.") || !strings.Contains(out, "version 3") {
+		t.Errorf("the refusal does not name the slot and its version:\n%s", out)
 	}
 	if after := snapshotDir(t, s.cfg.dataDir); !equalSnapshots(before, after) {
 		t.Error("the refused data directory changed")

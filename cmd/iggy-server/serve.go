@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -81,6 +82,11 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 		}
 	})
 	if err := loop.Run(stop); err != nil {
+		var fatal *server.FatalError
+		if errors.As(err, &fatal) {
+			// The node names files relative to the data directory.
+			return fmt.Errorf("data directory %s: %w", cfg.System.Path, err)
+		}
 		return err
 	}
 	return listenErr

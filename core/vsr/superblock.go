@@ -2,6 +2,7 @@ package vsr
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/zeebo/xxh3"
 )
@@ -93,6 +94,37 @@ func DecodeSuperblock(b []byte) (Superblock, bool) {
 	return s, s.Sequence > 0 && s.LogView <= s.View
 }
 
+// superblockVersionEnd is where the version field ends: a slot shorter
+// than this has no version to judge.
+const superblockVersionEnd = 20
+
+// SuperblockVersionError is a slot whose checksum holds but whose envelope
+// version this binary does not understand. A newer binary wrote it, so
+// falling back to the other, older slot would roll its state back: the
+// slot is refused instead (STOR-18).
+type SuperblockVersionError struct{ Version uint32 }
+
+func (e SuperblockVersionError) Error() string {
+	return fmt.Sprintf("superblock envelope version %d is not understood by this binary (it reads versions %d and %d); "+
+		"restore a consistent backup with its matching binary, never remove a slot to bypass this",
+		e.Version, superblockVersion1, superblockVersion)
+}
+
+// CheckSuperblockVersion returns a SuperblockVersionError for a slot whose
+// checksum holds and whose version is neither 1 nor 2; nil for any other
+// slot, valid or torn (a torn slot is the other slot's business).
+func CheckSuperblockVersion(b []byte) error {
+	le := binary.LittleEndian
+	if len(b) < superblockVersionEnd || le.Uint64(b) != xxh3.Hash(b[8:]) {
+		return nil
+	}
+	version := le.Uint32(b[16:])
+	if version == superblockVersion1 || version == superblockVersion {
+		return nil
+	}
+	return SuperblockVersionError{Version: version}
+}
+
 func allZero(b []byte) bool {
 	for _, c := range b {
 		if c != 0 {
@@ -102,7 +134,9 @@ func allZero(b []byte) bool {
 	return true
 }
 
-// Newest picks the valid slot with the higher sequence.
+// Newest picks the valid slot with the higher sequence. Callers refuse a
+// slot of an unknown version first (CheckSuperblockVersion): Newest would
+// skip it like a torn one.
 func Newest(a, b []byte) (Superblock, bool) {
 	sa, okA := DecodeSuperblock(a)
 	sb, okB := DecodeSuperblock(b)

@@ -2,6 +2,8 @@ package vsr
 
 import (
 	"encoding/binary"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/zeebo/xxh3"
@@ -51,6 +53,37 @@ func TestSuperblockReadsVersion1(t *testing.T) {
 	}
 }
 
+// A checksummed slot of an unknown version is reported, so boot refuses it
+// instead of falling back to the other slot; torn slots and known versions
+// are not.
+// covers STOR-18
+func TestSuperblockUnknownVersionReported(t *testing.T) {
+	b := Superblock{Sequence: 3, View: 1, LogView: 1}.Encode()
+	if err := CheckSuperblockVersion(b); err != nil {
+		t.Fatalf("version 2 reported: %v", err)
+	}
+	le := binary.LittleEndian
+	le.PutUint32(b[16:], 3)
+	le.PutUint64(b, xxh3.Hash(b[8:]))
+	err := CheckSuperblockVersion(b)
+	var verr SuperblockVersionError
+	if !errors.As(err, &verr) || verr.Version != 3 {
+		t.Fatalf("version 3: %v", err)
+	}
+	if !strings.Contains(err.Error(), "version 3") {
+		t.Errorf("message %q does not name the version", err)
+	}
+	b[100] = 1 // torn: the checksum no longer holds
+	if err := CheckSuperblockVersion(b); err != nil {
+		t.Fatalf("torn slot reported: %v", err)
+	}
+	for _, short := range [][]byte{nil, make([]byte, 19)} {
+		if err := CheckSuperblockVersion(short); err != nil {
+			t.Fatalf("short slot reported: %v", err)
+		}
+	}
+}
+
 func TestSuperblockRejectsLogViewAboveView(t *testing.T) {
 	if _, ok := DecodeSuperblock(Superblock{Sequence: 1, View: 1, LogView: 2}.Encode()); ok {
 		t.Fatal("log view above view accepted")
@@ -64,6 +97,9 @@ func FuzzDecodeSuperblock(f *testing.F) {
 		s, ok := DecodeSuperblock(b)
 		if ok && (s.Sequence == 0 || s.LogView > s.View) {
 			t.Fatalf("accepted %+v", s)
+		}
+		if ok && CheckSuperblockVersion(b) != nil {
+			t.Fatalf("decoded slot reported as an unknown version")
 		}
 	})
 }
