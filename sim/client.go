@@ -271,6 +271,12 @@ func (w *World) evicted(c *client, frame []byte) {
 	e, _ := wire.DecodeEviction(frame)
 	w.marks.Hit(fmt.Sprintf("sim.client.evicted_%d", e.Reason))
 	w.event("client %d: evicted (reason %d) on conn %d", c.idx, e.Reason, c.link.id)
+	if e.Reason == wire.EvictSessionTooLow && c.bound {
+		// The client logs in once per connection and never runs two
+		// sessions: no newer session of its id can exist.
+		w.fail("session", fmt.Sprintf("client %d evicted as session too low on its newest session %d (replica %d)", c.idx, c.session, c.link.host.idx))
+		return
+	}
 	if a := c.att; a != nil {
 		w.settle(a, wire.Unauthenticated, nil, false)
 	}

@@ -203,8 +203,10 @@ func drawCluster(r *rand.Rand) Knobs {
 		k.DriftPPM[i] = between(r, -500, 500)
 	}
 	k.DataOps, k.MetaPercent, k.ChurnPercent = false, 100, between(r, 10, 50)
-	k.Clients = between(r, 2, 5)
-	k.FaultTicks = uint64(between(r, 2000, 5000))
+	// Few partitions: they are metadata only here, and a node pays for
+	// every partition on every flush.
+	k.Clients, k.PartitionsMax = between(r, 2, 4), 1
+	k.FaultTicks = uint64(between(r, 1500, 4000))
 	k.HealBudgetTicks = 8000
 	k.CheckpointEveryOps = uint64([]int{2, 4, 8, 32}[r.IntN(4)])
 	k.ClientTimeoutTicks = uint64(between(r, 200, 800))

@@ -10,7 +10,7 @@ import (
 // ones. The hash covers every reply, disk request, job and log line of
 // every node incarnation.
 func TestDeterminism(t *testing.T) {
-	for _, p := range []Profile{ProfileLite, ProfileSwarm, ProfileLiveness} {
+	for _, p := range []Profile{ProfileLite, ProfileSwarm, ProfileLiveness, ProfileCluster} {
 		a, b, c := Run(3, p, nil), Run(3, p, nil), Run(4, p, nil)
 		if a.Trace != b.Trace || a.Ticks != b.Ticks || a.Ops != b.Ops || a.Failure != b.Failure {
 			t.Fatalf("%s seed 3 twice: %s / %s", p, a.Line(), b.Line())
@@ -25,20 +25,25 @@ func TestDeterminism(t *testing.T) {
 }
 
 // A recorded trace replays into fresh nodes, without the world, to the
-// same hash.
+// same hash; for a replica set the peer messages are inputs like any other.
 func TestRecordReplay(t *testing.T) {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	res := Run(5, ProfileLite, zw)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	rr, err := Replay(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rr.Replayed != res.Trace || rr.Seed != 5 || rr.Inputs == 0 {
-		t.Fatalf("replay: %+v, run: %s", rr, res.Line())
+	for _, tc := range []struct {
+		seed uint64
+		p    Profile
+	}{{5, ProfileLite}, {4, ProfileCluster}} {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		res := Run(tc.seed, tc.p, zw)
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		rr, err := Replay(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatalf("%s seed %d: %v", tc.p, tc.seed, err)
+		}
+		if rr.Replayed != res.Trace || rr.Seed != tc.seed || rr.Inputs == 0 {
+			t.Fatalf("replay: %+v, run: %s", rr, res.Line())
+		}
 	}
 }
 
@@ -48,11 +53,25 @@ func TestKnobs(t *testing.T) {
 	if Draw(9, ProfileSwarm) != Draw(9, ProfileSwarm) {
 		t.Fatal("one seed drew two knob sets")
 	}
+	sizes := map[int]bool{}
 	for seed := uint64(0); seed < 200; seed++ {
+		sizes[Draw(seed, ProfileCluster).Replicas] = true
 		k := Draw(seed, ProfileLite)
 		if k.Replicas != 1 || k.ReadCorruptPerMille != 0 || k.DamagePerMillion != 0 || k.KillPerMillion == 0 {
 			t.Fatalf("lite seed %d: %s", seed, k)
 		}
+		k = Draw(seed, ProfileCluster)
+		if k.Replicas < 2 || k.Replicas > replicasMax || k.DataOps || k.CheckpointEveryOps == 0 || k.CheckpointEveryOps > 32 {
+			t.Fatalf("cluster seed %d: %s", seed, k)
+		}
+		for _, p := range []Profile{ProfileSwarm, ProfileLiveness} {
+			if k := Draw(seed, p); k.Replicas != 1 || !k.DataOps {
+				t.Fatalf("%s seed %d: %s", p, seed, k)
+			}
+		}
+	}
+	if len(sizes) != 5 {
+		t.Fatalf("cluster replica sets drawn: %v, want 2 to 6", sizes)
 	}
 }
 

@@ -59,8 +59,18 @@ func (s *SweepStats) MarkLines() []string {
 }
 
 // Vacuity fails a sweep that never crashed and restarted, never recovered
-// from lost unsynced writes, or never had porcupine check a read.
-func (s *SweepStats) Vacuity() error { return oracles.CheckVacuity(s.Marks, oracles.SweepRequired...) }
+// from lost unsynced writes, or never had porcupine check a read; a sweep
+// of replica sets also needs a view change, a repair, a state transfer and
+// a passing convergence check (and checks no partition reads).
+func (s *SweepStats) Vacuity(p Profile) error { return oracles.CheckVacuity(s.Marks, Required(p)...) }
+
+// Required are the marks a sweep of profile p must hit.
+func Required(p Profile) []string {
+	if p == ProfileCluster {
+		return oracles.ClusterRequired
+	}
+	return oracles.SweepRequired
+}
 
 // Sweep runs seeds a..b on every CPU (each run is single-threaded and
 // independent), calling progress after each run, in seed order for the

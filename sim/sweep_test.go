@@ -7,7 +7,8 @@ import (
 	"github.com/iggygo/iggy/oracles"
 )
 
-// The CI sweep: 200 seeds over the three profiles. A seed fails the test
+// The CI sweep: 200 seeds over the four profiles (the single-replica
+// ones together, cluster on its own, each with its vacuity marks). A seed fails the test
 // unless its failure is a known open core bug (seeds/open-bugs.txt); the
 // sweep as a whole fails when it was vacuous (never restarted, never
 // recovered from lost unsynced writes, never had porcupine check a read).
@@ -18,11 +19,11 @@ func TestSweep(t *testing.T) {
 		t.Skip("sweep skipped in -short")
 	}
 	bugs := loadOpenBugs(t)
-	total := &SweepStats{}
+	total, cluster := &SweepStats{}, &SweepStats{}
 	for _, r := range []struct {
 		p    Profile
 		a, b uint64
-	}{{ProfileLite, 1, 100}, {ProfileLiveness, 1, 50}, {ProfileSwarm, 1, 50}} {
+	}{{ProfileLite, 1, 80}, {ProfileLiveness, 1, 40}, {ProfileSwarm, 1, 40}, {ProfileCluster, 1, 40}} {
 		s := Sweep(r.a, r.b, r.p, nil)
 		t.Logf("%s %d-%d: %.1f seeds/s, %.0f simulated s per wall s, porcupine %.1f ms/seed, %d classified",
 			r.p, r.a, r.b, s.SeedsPerSecond(), s.SimPerWall(), s.PorcupineMillisPerSeed(), len(s.Classified))
@@ -33,10 +34,18 @@ func TestSweep(t *testing.T) {
 			}
 			t.Errorf("seed %d %s: %s\n%s", f.Seed, r.p, f.Line(), f.Details)
 		}
+		if r.p == ProfileCluster {
+			if err := s.Vacuity(r.p); err != nil {
+				t.Errorf("cluster sweep: %v", err)
+			}
+			cluster.merge(s)
+			continue
+		}
 		total.merge(s)
 	}
 	if err := oracles.CheckVacuity(total.Marks, oracles.SweepRequired...); err != nil {
 		t.Fatal(err)
 	}
+	total.merge(cluster)
 	t.Logf("%d seeds in %v", total.Seeds, total.Wall.Round(time.Millisecond))
 }

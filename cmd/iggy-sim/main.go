@@ -2,7 +2,7 @@
 //
 //	iggy-sim -seed N [-profile P] [-record FILE]   one seed; the last line is
 //	    seed=N ticks=T ops=O trace=<16 hex> ok, or FAIL: <oracle>: <reason> (exit 1)
-//	iggy-sim -sweep A-B [-profile lite|swarm|liveness]   seeds A..B with progress and a summary
+//	iggy-sim -sweep A-B [-profile lite|swarm|liveness|cluster]   seeds A..B with progress and a summary
 //	iggy-sim -replay FILE   drives fresh nodes with a recorded trace and checks its hash
 package main
 
@@ -19,7 +19,7 @@ import (
 func main() {
 	seed := flag.String("seed", "", "run one seed")
 	sweep := flag.String("sweep", "", "run seeds A-B")
-	profile := flag.String("profile", "swarm", "lite, swarm or liveness")
+	profile := flag.String("profile", "swarm", "lite, swarm, liveness or cluster")
 	record := flag.String("record", "", "with -seed: write the trace (gzip) to FILE")
 	replay := flag.String("replay", "", "replay a trace written by -record and check its hash")
 	flag.Parse()

@@ -33,7 +33,7 @@ func runSweep(a, b uint64, p sim.Profile) int {
 	fmt.Printf("seeds=%d failed=%d classified=%d seeds/s=%.2f sim_s/wall_s=%.1f porcupine_ms/seed=%.1f ops=%d\n",
 		s.Seeds, len(s.Failed), len(s.Classified), s.SeedsPerSecond(), s.SimPerWall(), s.PorcupineMillisPerSeed(), s.Ops)
 	fmt.Printf("marks: %s\n", strings.Join(s.MarkLines(), " "))
-	if err := s.Vacuity(); err != nil {
+	if err := s.Vacuity(p); err != nil {
 		fmt.Printf("FAIL: vacuity: %v\n", err)
 		return 1
 	}
