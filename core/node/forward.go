@@ -22,9 +22,10 @@ const (
 // forwarded is a request this backup handed to the primary, awaiting its op
 // here: the client table dedupes per client, so one per client suffices.
 type forwarded struct {
-	w      waiter
-	kind   vsr.Kind
-	sentAt uint64
+	w       waiter
+	kind    vsr.Kind
+	request uint64 // the request id, or the nonce of a register or logout
+	sentAt  uint64
 }
 
 // proposeFor proposes p for c's request h: here when this replica leads,
@@ -37,7 +38,13 @@ func (n *Node) proposeFor(c *conn, h wire.RequestHeader, p vsr.Prepare, token st
 	case !n.replica.Full():
 		n.waiting[n.propose(p)] = w
 	case n.canForward(h.Client):
-		n.forwards[h.Client] = forwarded{w: w, kind: p.Kind, sentAt: n.now.Ticks}
+		if p.Kind != vsr.KindCommand {
+			// A register or logout has no request id of its own: a
+			// nonce tells this attempt's op from an earlier attempt's.
+			n.forwardSeq++
+			p.Request = uint64(n.cfg.Replica)<<56 | n.forwardSeq
+		}
+		n.forwards[h.Client] = forwarded{w: w, kind: p.Kind, request: p.Request, sentAt: n.now.Ticks}
 		n.forward(p)
 	default:
 		return false
@@ -77,11 +84,11 @@ func (n *Node) onForwarded(m vsr.Message) {
 }
 
 // takeForwarded returns the waiter of a forwarded request that op p
-// settles: the same client, and for a command the same request id.
+// settles: the same client, kind and request id (or nonce).
 func (n *Node) takeForwarded(p *vsr.Prepare) (waiter, bool) {
 	client := wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}
 	f, ok := n.forwards[client]
-	if !ok || f.kind != p.Kind || p.Kind == vsr.KindCommand && f.w.header.Request != p.Request {
+	if !ok || f.kind != p.Kind || f.request != p.Request {
 		return waiter{}, false
 	}
 	delete(n.forwards, client)

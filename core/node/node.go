@@ -57,6 +57,10 @@ type Node struct {
 type owner struct {
 	kind ownerKind
 	part partKey
+	// gen is the incarnation of the partition's log object: a log reopened
+	// (state transfer) or deleted and created again under the same key
+	// must not get its predecessor's completions.
+	gen uint64
 }
 
 type ownerKind uint8
@@ -145,7 +149,7 @@ func (n *Node) onCompletion(c storage.Completion) {
 	case ownerBoot:
 		n.boot.complete(c)
 	case ownerPartition:
-		n.partitionCompletion(o.part, c)
+		n.partitionCompletion(o, c)
 	case ownerCheckpoint:
 		n.checkpointCompletion(c)
 	case ownerSuperblock:

@@ -35,8 +35,10 @@ func (n *Node) openPartition(k partKey) *partition.Log {
 		cfg.SegmentSizeBytes = topicOptions(t).SegmentSizeBytes
 		cfg.MessageExpiryMicros, cfg.MaxSizeBytes = n.retention(t)
 	}
-	log := partition.New(cfg, diskFor{n, owner{kind: ownerPartition, part: k}})
+	n.logGen++
+	log := partition.New(cfg, diskFor{n, owner{kind: ownerPartition, part: k, gen: n.logGen}})
 	n.partitions[k] = log
+	n.logGens[k] = n.logGen
 	return log
 }
 
@@ -93,6 +95,7 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 		case metadata.PartitionDeleted:
 			k := partKey{e.Stream, e.Topic, e.Partition}
 			delete(n.partitions, k)
+			delete(n.logGens, k)
 			if !replaying {
 				n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDeleteTree, File: partitionDir(k)})
 			}
@@ -119,10 +122,11 @@ func (n *Node) flushPartitions() {
 	}
 }
 
-func (n *Node) partitionCompletion(k partKey, c storage.Completion) {
+func (n *Node) partitionCompletion(o owner, c storage.Completion) {
+	k := o.part
 	log, ok := n.partitions[k]
-	if !ok {
-		return // deleted while the request was in flight
+	if !ok || n.logGens[k] != o.gen {
+		return // deleted or reopened while the request was in flight
 	}
 	log.Complete(c)
 	for _, ev := range log.TakeEvents() {

@@ -32,11 +32,14 @@ type state struct {
 	conns   map[bus.ConnID]*conn
 
 	partitions map[partKey]*partition.Log
+	logGens    map[partKey]uint64 // incarnation of each open log object
+	logGen     uint64
 	// waiting maps a proposed metadata op to the connection awaiting its reply.
 	waiting map[uint64]waiter
 	// writes maps an append or offset write awaiting its completion to its requester.
 	// forwards are requests a backup handed to its primary, by client.
-	forwards map[wire.U128]forwarded
+	forwards   map[wire.U128]forwarded
+	forwardSeq uint64 // nonces of forwarded registers and logouts
 	// idle are sessions whose connection closed, by client (stale sweep).
 	idle    map[wire.U128]idleSession
 	writes  map[writeKey]pendingWrite
@@ -57,6 +60,7 @@ func newState() *state {
 		clients:    map[wire.U128]*client{},
 		conns:      map[bus.ConnID]*conn{},
 		partitions: map[partKey]*partition.Log{},
+		logGens:    map[partKey]uint64{},
 		waiting:    map[uint64]waiter{},
 		forwards:   map[wire.U128]forwarded{},
 		idle:       map[wire.U128]idleSession{},
