@@ -3,48 +3,78 @@
 // wall clock and no goroutines. cmd/iggy-sim is its command line.
 //
 // A run draws every knob from its seed and profile (Draw) and prints them
-// first. Replicas are fixed at 1: the node does not replicate its metadata
-// group across nodes yet (core/vsr has the protocol; the node does not run
-// it), so a run is one node over one simulated disk (sim/disk).
+// first. Profiles lite, swarm and liveness run one replica (a standalone
+// node, sends and polls included); profile cluster runs a replica set of
+// 2 to 6 (mostly 3 to 5) whose metadata group is replicated with VSR, with
+// a metadata and session workload only (partition groups are not
+// replicated yet: their ops are answered FeatureUnavailable).
 //
-// Each tick the world injects faults, steps the node (a clock.Tick, then
-// what the network and the compute workers delivered, then some disk
-// completions with TakeReady between them, so group commit sees several),
-// delivers replies, and lets every client act. Then, after FaultTicks, it
-// heals: no more faults, clients finish what they started, client 0 reads
-// every stream, topic and partition back, and every pending request must
-// finish within HealBudgetTicks (liveness).
+// Each replica is a host (host.go): its own node, sim/disk, drifting
+// clock and process faults. Each tick the world injects faults, then steps
+// every running node in replica order (a clock.Tick, then what the client
+// links, the replica network and the compute workers delivered, then some
+// disk completions with TakeReady between them, so group commit sees
+// several), delivers replies, and lets every client act. Then, after
+// FaultTicks, it heals: no more faults, the network heals, every replica
+// that is down restarts, clients finish what they started, client 0 reads
+// every stream, topic and partition back (in a replica set, once the live
+// replicas converged), and every pending request must finish within
+// HealBudgetTicks (liveness).
 //
 // What is modelled:
 //   - Disk: completion order and throughput (latency), power loss losing
 //     unsynced writes and tearing the ones in flight, transient read faults
 //     of partition segments, bit rot at rest of segments and metadata; the
-//     fault atlas (faults.go) says which of these a single replica must
-//     survive and which make data legitimately unrecoverable.
+//     fault atlas (faults.go) says which of these a replica must survive
+//     and which make data legitimately unrecoverable. In a replica set,
+//     metadata rots on at most f = (n-1)/2 replicas, so a quorum keeps a
+//     good copy; a replica that stops on its damaged metadata is retired.
 //   - Process: kill (page cache survives), power loss, restart from the
-//     disk after a downtime, pause.
+//     disk after a downtime, pause; primaries crash as often as backups.
 //   - Clock: per-replica drift and forward/backward steps of the wall clock
 //     the node stamps batches with (ticks stay monotonic).
-//   - Network (the transport seam): per-connection FIFO with exponential
-//     delays (connections reorder against each other), and loss as a
-//     connection reset that both ends learn later. It never duplicates a
-//     frame; duplicates come from clients resending.
+//   - Client network (the transport seam): per-connection FIFO with
+//     exponential delays (connections reorder against each other), and
+//     loss as a connection reset that both ends learn later. It never
+//     duplicates a frame; duplicates come from clients resending.
+//   - Replica network (peernet.go): per-path exponential delays (messages
+//     reorder), loss, duplication, at most peerPathMessagesMax in flight
+//     per path (more are dropped), clogged paths that hold everything for
+//     a while, partitions (symmetric, asymmetric, one replica isolated)
+//     that heal after a drawn time. A crashed replica loses what was in
+//     flight to it.
 //   - Clients: SDK-like, real frames built with package wire; one request in
-//     flight, timeouts, 57/58 replayed on the same connection, and after a
-//     lost connection a reconnect under the same client id (a resume) and
-//     the same frame again: a metadata retry keeps its request id, a send
-//     resent may be applied twice (partition ops have no duplicate table).
+//     flight, timeouts, and after a lost connection a reconnect under the
+//     same client id (a resume) and the same frame again: a metadata retry
+//     keeps its request id, a send resent may be applied twice (partition
+//     ops have no duplicate table). A standalone client replays 57/58 on
+//     the same connection; in a replica set a client moves to another
+//     replica (drawn from the PRNG) on 57, 58, a lost connection or a
+//     timeout, logs in there under its id and resends the same frame.
+//   - Churn (churn.go, cluster profile): renames and deletes of streams and
+//     topics, partitions added and removed, users created, updated and
+//     deleted, tokens created and deleted, logouts and logins again.
 //
 // Every history event goes to package oracles: porcupine per partition,
-// the O(n) offset and consumer-offset oracles, metadata durability. Node
-// log lines about rare paths become coverage marks (the node has no mark
-// sink); the simulator adds its own. A reply the client never saw (its
-// link broke or it gave up) is still read off the link for the oracles.
+// the O(n) offset and consumer-offset oracles, metadata durability. In a
+// replica set, the convergence oracle samples every replica after each of
+// its step batches when its applied op moved (two replicas at one applied
+// op must report the same prepare checksum and state digest), and at the
+// end requires every live replica to be normal, in one view, fully applied
+// and identical; reads served during the run may be stale there, so only
+// the read-back after convergence feeds the durability oracle. Node log
+// lines about rare paths become coverage marks, and the consensus core's
+// own marks (node.Config.Marks) are counted too. A reply the client never
+// saw (its link broke or it gave up) is still read off the link for the
+// oracles.
 //
 // A trace (-record) is gzip text: the version, seed, profile and knobs,
-// then per node incarnation a "node" line, "boot", every input stepped into
-// it (tick, open, close, frame, done, job) and every TakeReady ("take"),
-// then "end <hash>". The hash covers every output of every incarnation
-// (replies, disk requests, jobs, logs, boot, fatal). Replay drives fresh
-// nodes with those inputs alone and checks the hash.
+// then per node incarnation a "node" line (replica, set size, parameters),
+// "host i" whenever the following lines are about another replica, "boot",
+// every input stepped into a node (tick, open, close, frame, peer, done,
+// job) and every TakeReady ("take"), then "end <hash>". A peer message is
+// traced field by field, each prepare as its encoding plus the checksum it
+// claimed. The hash covers every output of every incarnation of every
+// replica (replies, peer messages, disk requests, jobs, logs, boot, fatal).
+// Replay drives fresh nodes with those inputs alone and checks the hash.
 package sim

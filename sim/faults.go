@@ -31,6 +31,13 @@ import (
 // recovery (the core cuts what does not check out, and cannot tell a flip
 // from a torn write without a second copy), write I/O errors (a failed
 // partition write breaks the log until restart), misdirected writes.
+//
+// A replica set adds one rule: metadata rots at rest on at most f =
+// (n-1)/2 replicas (mayDamageMetadata), so every committed op keeps a good
+// copy on a quorum. Nothing acknowledged may then be lost: the damage is
+// not recorded as an exemption, and a replica that stops on its damaged
+// metadata is retired (the others go on; convergence ignores it). Process,
+// clock and network faults hit every replica, primaries included.
 
 // faulty says whether faults are on (before heal).
 func (w *World) faulty() bool { return !w.healed }
