@@ -31,6 +31,9 @@ type Config struct {
 	TokenCleanerIntervalTicks uint64
 	// PartitionsMax caps the partitions of all topics; 0 = no cap.
 	PartitionsMax uint32
+	// ClientsTableMax is metadata.clients_table_max, the sessions the client
+	// table holds (SESS-30); 0 = clientsMax.
+	ClientsTableMax uint32
 	// SkipReadChecksums: system.partition.validate_checksum = false.
 	SkipReadChecksums bool
 	// Replica is this node's index in the replica set, Replicas the set's
