@@ -149,7 +149,6 @@ func TestCovActivityRenewsLease(t *testing.T) {
 // slot for the next login.
 // covers SESS-8, SESS-30
 func TestCovClientsTableMax(t *testing.T) {
-	knownBug(t, "metadata.clients_table_max is read by adapters/config but the node never applies it: a third session is admitted with a table of two")
 	t.Parallel()
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true,
 		env: map[string]string{"IGGY_METADATA_CLIENTS_TABLE_MAX": "2"}})

@@ -130,6 +130,7 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		// A checkpoint every journal_slots ops keeps the journal replayed at boot short.
 		CheckpointEveryOps: uint64(cfg.Metadata.JournalSlots),
 		PartitionsMax:      cfg.Metadata.PartitionsMax,
+		ClientsTableMax:    cfg.Metadata.ClientsTableMax,
 		SkipReadChecksums:  !cfg.System.Partition.ValidateChecksum,
 	}
 	tick := clock.TickMillis * time.Millisecond

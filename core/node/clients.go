@@ -13,8 +13,20 @@ import (
 // resends (protocol-framing.md 4.5: the last five).
 const repliesCachedMax = 5
 
-// clientsMax bounds the client table; a register past it is refused.
+// clientsMax bounds the client table whatever the configuration says (the
+// largest clients_table_max config.md allows); a checkpoint image holding
+// more is malformed.
 const clientsMax = 65536
+
+// clientsTableMax is the configured capacity of the client table: a new
+// session past it is refused until a logout or an expiry retires one
+// (SESS-8, SESS-30).
+func (n *Node) clientsTableMax() int {
+	if n.cfg.ClientsTableMax == 0 {
+		return clientsMax
+	}
+	return int(min(n.cfg.ClientsTableMax, clientsMax))
+}
 
 // client is one entry of the replicated client table: a session and the
 // receipts that make a resent request return its first result.
@@ -72,7 +84,7 @@ func (n *Node) applyRegister(p *vsr.Prepare) (*client, bool) {
 		return nil, false
 	}
 	if !ok {
-		if len(n.clients) >= clientsMax {
+		if len(n.clients) >= n.clientsTableMax() {
 			return nil, false
 		}
 		e = &client{userID: userID}

@@ -62,9 +62,11 @@ func rootArg(a *args) (user, password string, ok bool) {
 	return user, password, true
 }
 
-// boot [root=user/password]: start the first node on the empty disk.
+// boot [root=user/password] [clients=N]: start the first node on the
+// empty disk, with a client table of N sessions.
 func cmdBoot(w *world, a *args) {
 	user, password, ok := rootArg(a)
+	w.clientsTableMax = a.u32("clients", 0)
 	a.done(0)
 	if w.node != nil {
 		a.fail("the node is already up")
@@ -76,10 +78,12 @@ func cmdBoot(w *world, a *args) {
 	w.start(nil)
 }
 
-// restart [root=user/password]: the process dies (requests in flight are
-// dropped, the page cache survives) and a new node boots on the same disk.
+// restart [root=user/password] [clients=N]: the process dies (requests in
+// flight are dropped, the page cache survives) and a new node boots on the
+// same disk, configured with a client table of N sessions.
 func cmdRestart(w *world, a *args) {
 	user, password, ok := rootArg(a)
+	w.clientsTableMax = a.u32("clients", 0)
 	a.done(0)
 	if w.node != nil {
 		if n := w.disk.Kill(); n > 0 {

@@ -80,6 +80,9 @@ type world struct {
 	// connection closed), so its output must be taken once more.
 	stepped bool
 	jobs    []compute.Request // handed out by the node, answered by runJobs
+	// clientsTableMax is the node's metadata.clients_table_max (0: the
+	// default), set by boot and restart.
+	clientsTableMax uint32
 
 	cmd     int             // the script command being run, counted from 1
 	current *simClient      // the client it names, if any
@@ -118,6 +121,7 @@ func (w *world) startUnsettled(root *node.RootCredentials) {
 	cfg := node.Config{
 		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
+		ClientsTableMax: w.clientsTableMax,
 	}
 	w.node = node.New(cfg, simCrypto{rng: w.rng})
 	w.node.Step(w.now())
