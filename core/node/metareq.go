@@ -46,6 +46,8 @@ func (n *Node) proposeCommand(c *conn, h wire.RequestHeader, cmd metadata.Comman
 	}
 	e, ok := n.clients[c.client]
 	switch {
+	case code == wire.TransientNotAccepted:
+		n.reject(c, h, code) // transient codes are result-framed, so the SDK replays
 	case code != wire.OK:
 		n.deny(c, h, code)
 	case !ok || !c.bound:
@@ -95,14 +97,14 @@ func (n *Node) buildCommand(c *conn, op wire.Operation, body []byte) (metadata.C
 		q, code := wire.DecodeStreamRef(body)
 		return &metadata.DeleteStream{Stream: q.StreamID}, "", code
 	case wire.OpCreateTopic:
-		return n.buildCreateTopic(body)
+		return n.buildCreateTopic(c, body)
 	case wire.OpDeleteTopic:
 		q, code := wire.DecodeTopicRef(body)
 		return &metadata.DeleteTopic{Stream: q.StreamID, Topic: q.TopicID}, "", code
 	case wire.OpCreatePartitions, wire.OpDeletePartitions:
 		cmd, code := buildPartitions(op, body)
 		if create, ok := cmd.(*metadata.CreatePartitions); ok && code == wire.OK {
-			code = n.partitionsRoom(create.Count)
+			code = n.partitionsRoom(c, create.Stream, create.Topic, create.Count)
 		}
 		return cmd, "", code
 	case wire.OpDeleteSegments:
@@ -142,14 +144,14 @@ func (n *Node) buildCreateStream(body []byte) (metadata.Command, string, wire.Co
 	return &metadata.CreateStream{Name: q.Name, Options: encodeOptions(admitted.Explicit)}, "", wire.OK
 }
 
-func (n *Node) buildCreateTopic(body []byte) (metadata.Command, string, wire.Code) {
+func (n *Node) buildCreateTopic(c *conn, body []byte) (metadata.Command, string, wire.Code) {
 	q, code := wire.DecodeCreateTopicRequest(body)
 	if code != wire.OK {
 		return nil, "", code
 	}
 	admitted, opts, code := wire.AdmitTopicCreate(q.Options, q.PartitionsCount)
 	if code == wire.OK {
-		code = n.partitionsRoom(q.PartitionsCount)
+		code = n.topicRoom(c, q.StreamID, q.PartitionsCount)
 	}
 	if code != wire.OK {
 		return nil, "", code
@@ -178,15 +180,6 @@ func buildPartitions(op wire.Operation, body []byte) (metadata.Command, wire.Cod
 		return &metadata.CreatePartitions{Stream: q.StreamID, Topic: q.TopicID, Count: q.PartitionsCount}, wire.OK
 	}
 	return &metadata.DeletePartitions{Stream: q.StreamID, Topic: q.TopicID, Count: q.PartitionsCount}, wire.OK
-}
-
-// partitionsRoom applies metadata.partitions_max to a create of count
-// partitions, counting the committed partitions (RES: capacity error 2015).
-func (n *Node) partitionsRoom(count uint32) wire.Code {
-	if max := n.cfg.PartitionsMax; max > 0 && uint64(n.meta.PartitionsTotal())+uint64(count) > uint64(max) {
-		return wire.TooManyPartitions
-	}
-	return wire.OK
 }
 
 // buildDeleteSegments turns a segment count into the truncation watermark
