@@ -213,7 +213,6 @@ func TestCovCreateInMissingStream(t *testing.T) {
 	_, err = c.CreateTopic(wire.NumericID(7), "t", 1, nil)
 	wantCode(t, "topic in a missing stream id", err, wire.StreamIdNotFound)
 	createStreamTopic(t, c, "full", "t", 2)
-	knownBug(t, "core/node buildCreateTopic checks metadata.partitions_max before the namespace, so at the cap a create in a missing stream gets 2015 TooManyPartitions instead of the stream's not-found error")
 	_, err = c.CreateTopic(wire.NamedID("missing"), "u", 1, nil)
 	wantStreamNotFound(t, "topic in a missing stream at the cap", err)
 }
@@ -234,7 +233,6 @@ func wantStreamNotFound(t *testing.T, what string, err error) {
 // committed by then, the capacity error. The cap is never passed.
 // covers RES-41
 func TestCovPartitionsMaxInFlight(t *testing.T) {
-	knownBug(t, "core/node partitionsRoom counts committed partitions only, so two racing creates that each fit both commit and the total passes metadata.partitions_max (2 + 2 of a cap of 2)")
 	t.Parallel()
 	const rounds = 20
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true,

@@ -34,7 +34,8 @@ type client struct {
 	userID    uint32
 	session   uint64
 	watermark uint64
-	inflight  bool // a metadata op of this client is proposed, not committed (local)
+	inflight  bool  // a metadata op of this client is proposed, not committed (local)
+	claim     claim // what that op holds of a capped capacity (local)
 	replies   [repliesCachedMax]receipt
 	next      int // ring position of the next receipt
 }

@@ -95,8 +95,13 @@ func (n *Node) buildCreateToken(c *conn, body []byte) (metadata.Command, string,
 	if code != wire.OK {
 		return nil, "", code
 	}
-	if n.cfg.MaxTokensPerUser > 0 && uint32(n.meta.TokenCount(c.userID)) >= n.cfg.MaxTokensPerUser {
-		return nil, "", wire.PersonalAccessTokensLimitReached
+	claimed, _ := n.claimed(c.userID)
+	code = capacityCode(uint64(n.cfg.MaxTokensPerUser), uint64(n.meta.TokenCount(c.userID)), claimed, 1, wire.PersonalAccessTokensLimitReached)
+	if code != wire.OK {
+		return nil, "", code
+	}
+	if n.cfg.MaxTokensPerUser > 0 {
+		n.claimNext(c, claim{tokens: 1})
 	}
 	token := n.crypto.NewToken()
 	return &metadata.CreatePersonalAccessToken{
