@@ -117,7 +117,7 @@ func churnOpOf(code wire.Command, what string, body func(*wire.Writer)) *op {
 // logs in again under its id.
 func (w *World) settleChurn(a *attempt, o *op, status wire.Code) {
 	switch status {
-	case wire.InvalidCommand, wire.FeatureUnavailable, wire.Unauthenticated:
+	case wire.InvalidCommand, wire.FeatureUnavailable: // (an eviction settles as 40: judged by its reason)
 		w.fail("protocol", fmt.Sprintf("%s answered %d %s", o, status, status.Name()))
 		return
 	}

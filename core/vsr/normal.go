@@ -21,7 +21,7 @@ func (r *Replica) observe() {
 
 // advanceCommit commits every op durable on a quorum in this view.
 func (r *Replica) advanceCommit() {
-	c := min(r.quorumOf(func(a ackState) uint64 { return a.durable }), r.log.head())
+	c := canaryCommit(r, min(r.quorumOf(func(a ackState) uint64 { return a.durable }), r.log.head()))
 	if c > r.commit {
 		r.commit = c
 		r.acks[r.id].commit = c
