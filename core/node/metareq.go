@@ -151,6 +151,7 @@ func (n *Node) buildCreateTopic(c *conn, body []byte) (metadata.Command, string,
 	}
 	admitted, opts, code := wire.AdmitTopicCreate(q.Options, q.PartitionsCount)
 	if code == wire.OK {
+		n.deriveReplicationFactor(&admitted, &opts)
 		code = n.topicRoom(c, q.StreamID, q.PartitionsCount)
 	}
 	if code != wire.OK {
