@@ -31,6 +31,9 @@ type Config struct {
 	TokenCleanerIntervalTicks uint64
 	// PartitionsMax caps the partitions of all topics; 0 = no cap.
 	PartitionsMax uint32
+	// DefaultReplicationFactor is cluster.default_replication_factor, taken
+	// by a topic created without replication_factor; 0 = "all" (RES-33).
+	DefaultReplicationFactor uint8
 	// ClientsTableMax is metadata.clients_table_max, the sessions the client
 	// table holds (SESS-30); 0 = clientsMax.
 	ClientsTableMax uint32
