@@ -53,7 +53,6 @@ func TestCovTopicOffsetDurabilityDefault(t *testing.T) {
 // value when one is set.
 // covers RES-33
 func TestCovTopicReplicationFactorDefault(t *testing.T) {
-	knownBug(t, "a topic created without replication_factor reports no replication_factor option at all (neither explicit nor derived), and cluster.default_replication_factor is read by adapters/config but never reaches the node")
 	t.Parallel()
 	for _, tc := range []struct {
 		env  map[string]string

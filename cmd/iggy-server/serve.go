@@ -131,7 +131,9 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		CheckpointEveryOps: uint64(cfg.Metadata.JournalSlots),
 		PartitionsMax:      cfg.Metadata.PartitionsMax,
 		ClientsTableMax:    cfg.Metadata.ClientsTableMax,
-		SkipReadChecksums:  !cfg.System.Partition.ValidateChecksum,
+		// 0 is "all", as in config.ReplicationAll.
+		DefaultReplicationFactor: uint8(cfg.Cluster.DefaultReplicationFactor),
+		SkipReadChecksums:        !cfg.System.Partition.ValidateChecksum,
 	}
 	tick := clock.TickMillis * time.Millisecond
 	if cfg.Heartbeat.Enabled {
