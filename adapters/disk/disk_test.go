@@ -178,3 +178,17 @@ func TestBadPathsAreBugs(t *testing.T) {
 		}()
 	}
 }
+
+// A read with a lent buffer (Into) fills it: the data is a prefix of it,
+// on either backend's ReadAt path.
+func TestReadIntoLentBuffer(t *testing.T) {
+	td := newTestDisk(t, t.TempDir(), Options{})
+	td.ok(create("f"), write("f", 0, []byte("abcdef")))
+	lent := make([]byte, 4, 16) // shorter than the read: its capacity counts
+	req := read("f", 1, 8)
+	req.Into = lent
+	cs := td.ok(req)
+	if string(cs[0].Data) != "bcdef" || &cs[0].Data[0] != &lent[:1][0] {
+		t.Fatalf("read %q, not into the lent buffer", cs[0].Data)
+	}
+}

@@ -116,7 +116,12 @@ func (x *executor) write(req *storage.Request) error {
 }
 
 func (x *executor) read(req *storage.Request) ([]byte, error) {
-	buf := make([]byte, req.Len)
+	var buf []byte
+	if req.Into != nil {
+		buf = req.Into[:req.Len] // lent by the caller (storage.Request.Into)
+	} else {
+		buf = make([]byte, req.Len)
+	}
 	n := 0
 	err := x.withFile(req.File, func(f *openFile) (err error) {
 		n, err = x.backend.ReadAt(f.fd, buf, int64(req.Offset))

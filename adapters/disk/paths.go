@@ -67,7 +67,10 @@ func checkRequest(req *storage.Request) {
 		assert.That(req.Size() <= WriteBytesMax, "request %d: write of %d bytes", req.ID, req.Size())
 	case storage.OpRead:
 		assert.That(req.Len <= ReadBytesMax, "request %d: read of %d bytes", req.ID, req.Len)
+		assert.That(req.Into == nil || uint64(cap(req.Into)) >= req.Len,
+			"request %d: read of %d bytes into a buffer of %d", req.ID, req.Len, cap(req.Into))
 	}
+	assert.That(op == storage.OpRead || req.Into == nil, "request %d (%v): read buffer set", req.ID, op)
 }
 
 // lockMode says how a request holds a name while it runs.

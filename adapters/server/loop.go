@@ -34,12 +34,13 @@ type Loop struct {
 	log    *slog.Logger
 	booted func()
 	ticks  uint64
+	reads  *readBuffers
 }
 
 // NewLoop wires a node to its disk, job workers and transports; booted runs
 // once, when recovery is done and the node serves.
 func NewLoop(n *node.Node, d DiskExecutor, jobs *Jobs, hub *transport.Hub, log *slog.Logger, booted func()) *Loop {
-	return &Loop{node: n, disk: d, jobs: jobs, hub: hub, log: log, booted: booted}
+	return &Loop{node: n, disk: d, jobs: jobs, hub: hub, log: log, booted: booted, reads: newReadBuffers()}
 }
 
 // Run steps the node until stop is closed or it reports a fatal error.
@@ -103,10 +104,15 @@ func (l *Loop) tick() clock.Tick {
 func (l *Loop) carryOut() error {
 	r := l.node.TakeReady()
 	if len(r.Disk) > 0 {
+		l.lendReadBuffers(r.Disk)
 		l.disk.Submit(r.Disk...)
 	}
 	l.jobs.Submit(r.Compute...)
 	for _, rep := range r.Replies {
+		if owned := l.reads.match(rep.Parts); owned != nil {
+			l.hub.DeliverThen(rep, func() { l.reads.giveBack(owned) })
+			continue
+		}
 		l.hub.Deliver(rep)
 	}
 	for _, line := range r.Logs {
@@ -119,6 +125,15 @@ func (l *Loop) carryOut() error {
 		l.booted()
 	}
 	return nil
+}
+
+// lendReadBuffers gives each ReplyOnly read a pooled buffer to read into.
+func (l *Loop) lendReadBuffers(reqs []storage.Request) {
+	for i := range reqs {
+		if q := &reqs[i]; q.Op == storage.OpRead && q.ReplyOnly {
+			q.Into = l.reads.lend(q.Len)
+		}
+	}
 }
 
 // FatalError is the node's own refusal to go on.

@@ -62,7 +62,7 @@ func (s *Server) Serve() {
 		if tc, ok := nc.(*net.TCPConn); ok {
 			_ = tc.SetNoDelay(true)
 		}
-		c := &conn{nc: nc, out: make(chan bus.Reply, replyQueueCapacity), done: make(chan struct{})}
+		c := &conn{nc: nc, out: make(chan outgoing, replyQueueCapacity), done: make(chan struct{})}
 		c.id = s.hub.Open(c, bus.TransportTCP, nc.RemoteAddr().String())
 		s.wg.Add(2)
 		go func() { defer s.wg.Done(); c.writeLoop() }()
@@ -99,16 +99,26 @@ func (s *Server) readLoop(c *conn) {
 type conn struct {
 	id   bus.ConnID
 	nc   net.Conn
-	out  chan bus.Reply
+	out  chan outgoing
 	once sync.Once
 	done chan struct{}
 }
 
-func (c *conn) Send(r bus.Reply) bool {
+// outgoing is one queued reply and what to call once it is written.
+type outgoing struct {
+	reply   bus.Reply
+	written func() // nil: nobody waits
+}
+
+var _ transport.WriteReporter = (*conn)(nil)
+
+func (c *conn) Send(r bus.Reply) bool { return c.SendThen(r, nil) }
+
+func (c *conn) SendThen(r bus.Reply, written func()) bool {
 	select {
 	case <-c.done:
 		return true
-	case c.out <- r:
+	case c.out <- outgoing{reply: r, written: written}:
 		return true
 	default:
 		return false
@@ -122,17 +132,58 @@ func (c *conn) Close() {
 	})
 }
 
+// writeBatchRepliesMax bounds the queued replies joined into one vectored
+// write: one writev per burst instead of one per reply.
+const writeBatchRepliesMax = 64
+
+// writeLoop writes what is queued, each burst of replies with one vectored
+// write, and then reports them written (after writev returns the kernel has
+// copied the bytes, so the buffers may be reused, whatever the outcome).
 func (c *conn) writeLoop() {
+	var parts [][]byte
+	var written []func()
 	for {
 		select {
 		case <-c.done:
 			return
-		case r := <-c.out:
-			bufs := net.Buffers(r.Parts)
-			if _, err := bufs.WriteTo(c.nc); err != nil {
+		case o := <-c.out:
+			parts, written = queue(parts[:0], written[:0], o)
+			for range writeBatchRepliesMax - 1 {
+				more, ok := c.next()
+				if !ok {
+					break
+				}
+				parts, written = queue(parts, written, more)
+			}
+			bufs := net.Buffers(parts)
+			_, err := bufs.WriteTo(c.nc)
+			for _, w := range written {
+				w()
+			}
+			clear(parts) // keep no reply bytes alive until the next burst
+			clear(written)
+			if err != nil {
 				c.Close()
 				return
 			}
 		}
 	}
+}
+
+// next takes a queued reply without waiting.
+func (c *conn) next() (outgoing, bool) {
+	select {
+	case o := <-c.out:
+		return o, true
+	default:
+		return outgoing{}, false
+	}
+}
+
+func queue(parts [][]byte, written []func(), o outgoing) ([][]byte, []func()) {
+	parts = append(parts, o.reply.Parts...)
+	if o.written != nil {
+		written = append(written, o.written)
+	}
+	return parts, written
 }

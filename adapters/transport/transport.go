@@ -18,6 +18,16 @@ type Conn interface {
 	Close()
 }
 
+// WriteReporter is a Conn that can say when a reply has been written: after
+// that nothing refers to the reply's bytes, so buffers lent to it can be
+// reused. A Conn without it never reports, and such buffers are left to
+// the GC.
+type WriteReporter interface {
+	// SendThen is Send, and calls written once the reply has left for the
+	// socket (or failed to). It is not called for a reply dropped unsent.
+	SendThen(r bus.Reply, written func()) bool
+}
+
 // Hub allocates connection ids, carries inputs to the node loop and routes replies.
 type Hub struct {
 	inbox  chan any
@@ -75,6 +85,29 @@ func (h *Hub) Deliver(r bus.Reply) {
 		return
 	}
 	if len(r.Parts) > 0 && !c.Send(r) {
+		c.Close()
+		return
+	}
+	if r.Close {
+		c.Close()
+	}
+}
+
+// DeliverThen is Deliver, calling written once the reply is written when
+// its connection reports writes (WriteReporter); otherwise never.
+func (h *Hub) DeliverThen(r bus.Reply, written func()) {
+	h.mu.Lock()
+	c := h.conns[r.Conn]
+	h.mu.Unlock()
+	if c == nil {
+		return
+	}
+	wr, reports := c.(WriteReporter)
+	if !reports || len(r.Parts) == 0 {
+		h.Deliver(r)
+		return
+	}
+	if !wr.SendThen(r, written) {
 		c.Close()
 		return
 	}

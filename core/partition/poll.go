@@ -160,8 +160,10 @@ func (l *Log) submitRead(p *pendingPoll, minLen uint64) {
 		want = p.col.bytesLeft
 	}
 	n := min(avail, max(want, minLen))
+	// ReplyOnly: the data reaches nothing but the poll's reply (PollDone
+	// records); it is dropped when the poll fails or is replanned.
 	id := l.submit(storage.Request{
-		Op: storage.OpRead, File: l.segmentPath(p.seg.start, extLog), Offset: p.position, Len: n,
+		Op: storage.OpRead, File: l.segmentPath(p.seg.start, extLog), Offset: p.position, Len: n, ReplyOnly: true,
 	}, reqPollRead, p.id)
 	l.polls[id] = p
 }

@@ -50,6 +50,15 @@ type Request struct {
 	Offset uint64   // OpWrite, OpRead, OpTruncate
 	Len    uint64   // OpRead
 	Data   [][]byte // OpWrite: written in order, without being copied into one buffer
+	// ReplyOnly (OpRead) is the reader's promise that it keeps no reference
+	// to Completion.Data except in the replies it emits; dropping the data
+	// is allowed. An adapter may then lend Into and reuse it once those
+	// replies are written ("Buffers and their lifetimes" in DESIGN.md).
+	ReplyOnly bool
+	// Into (OpRead) is a buffer of at least Len bytes lent by the adapter
+	// that executes the request; Completion.Data is then a prefix of it.
+	// The core never sets it: a disk allocates when it is nil.
+	Into []byte
 }
 
 // Size is the number of bytes an OpWrite carries.
