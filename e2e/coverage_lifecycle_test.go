@@ -51,7 +51,8 @@ func gone(path string) bool {
 
 // Deleting partitions removes their directories, and partitions added again
 // start empty. Deleting a topic removes its directory; recreating it (same
-// stream, same name) starts with no messages.
+// stream, same name) starts with no messages. Deleting the stream removes
+// its directory.
 // covers STOR-31
 func TestCovDeleteRemovesDirectories(t *testing.T) {
 	t.Parallel()
@@ -95,9 +96,14 @@ func TestCovDeleteRemovesDirectories(t *testing.T) {
 			t.Errorf("recreated topic: partition %d holds %d messages", p, len(got))
 		}
 	}
-	knownBug(t, "a topic delete removes each partition's tree (core/node/partitions.go OpDeleteTree of partitionDir) but leaves the topic directory and its empty partitions/ behind")
 	if !topicGone {
 		t.Errorf("topic directory %s still there after the delete", dirs[0])
+	}
+	if err := c.DeleteStream(stream); err != nil {
+		t.Fatalf("delete stream: %v", err)
+	}
+	if streamDir := filepath.Dir(filepath.Dir(dirs[0])); !gone(streamDir) {
+		t.Errorf("stream directory %s still there after the delete", streamDir)
 	}
 }
 

@@ -78,6 +78,7 @@ func topicOptions(t *metadata.Topic) wire.TopicOptions {
 // applyEffects makes the partition logs follow a committed metadata op. At
 // boot the logs are only opened; recovery reads them once replay is done.
 func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
+	var emptied []topicKey // topics that lost partitions, in effect order
 	for _, e := range effects {
 		switch e := e.(type) {
 		case metadata.PartitionCreated:
@@ -98,6 +99,7 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 			delete(n.logGens, k)
 			if !replaying {
 				n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDeleteTree, File: partitionDir(k)})
+				emptied = append(emptied, topicKey{k.stream, k.topic})
 			}
 		case metadata.PartitionPurged:
 			if log, ok := n.partitions[partKey{e.Stream, e.Topic, e.Partition}]; ok && !replaying {
@@ -113,6 +115,7 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 			}
 		}
 	}
+	n.removeDeletedDirs(emptied)
 }
 
 // flushPartitions lets every log with queued appends write them, in key order.
