@@ -121,7 +121,6 @@ func TestCovExternalAuthCallout(t *testing.T) {
 // started with a soft limit of 256, it runs with soft = hard.
 // covers OPS-14
 func TestCovOpenFileLimitRaised(t *testing.T) {
-	knownBug(t, "the server never sets RLIMIT_NOFILE itself; only the Go runtime's start-up raise applies, which stops at hard - 1 (19999 of 20000), so soft != hard")
 	t.Parallel()
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh to lower the soft limit")
@@ -211,7 +210,6 @@ func TestCovNoLogFileWhenDisabled(t *testing.T) {
 // server's log lines land in a file there.
 // covers OPS-5
 func TestCovLogFileWritten(t *testing.T) {
-	knownBug(t, "the server logs to stderr only (cmd/iggy-server/main.go); logging.path and logging.file_enabled are never used to write a log file")
 	t.Parallel()
 	logDir := filepath.Join(t.TempDir(), "logs")
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true,
@@ -230,7 +228,6 @@ func TestCovLogFileWritten(t *testing.T) {
 // logging.level sets the level: at "warn" no info line is written.
 // covers OPS-4
 func TestCovLogLevel(t *testing.T) {
-	knownBug(t, "cmd/iggy-server/main.go builds its logger at Info whatever logging.level says")
 	t.Parallel()
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true,
 		env: map[string]string{"IGGY_LOGGING_LEVEL": "warn"}})
@@ -245,7 +242,6 @@ func TestCovLogLevel(t *testing.T) {
 // and STOPPING=1 when shutdown begins.
 // covers OPS-11, OPS-12, OPS-13
 func TestCovSystemdNotify(t *testing.T) {
-	knownBug(t, "no sd_notify support: nothing is sent to NOTIFY_SOCKET")
 	t.Parallel()
 	sock := filepath.Join(t.TempDir(), "notify.sock")
 	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})

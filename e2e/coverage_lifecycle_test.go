@@ -174,7 +174,6 @@ func TestCovClientsTableMax(t *testing.T) {
 // server wrote) and host diagnostics (the process list, resource usage).
 // covers OPS-9
 func TestCovSnapshotCarriesLogs(t *testing.T) {
-	knownBug(t, "no log file is ever written (see OPS-5), so the archive's server_logs.txt holds no log line")
 	t.Parallel()
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true})
 	root := s.root()

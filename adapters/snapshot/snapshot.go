@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/iggygo/iggy/io/compute"
 	"github.com/iggygo/iggy/wire"
@@ -149,14 +150,17 @@ func readFiles(paths ...string) string {
 	return b.String()
 }
 
-// serverLogs is the tail of the newest log file, or a note when the server
-// writes no log files (it logs to standard error by default).
+// serverLogs is the tail of the log file written last (the live one; the
+// rotated archives are older), or a note when the server writes no log
+// files (logging.file_enabled = false).
 func serverLogs(dir string) string {
-	entries, err := os.ReadDir(dir)
-	if dir == "" || err != nil || len(entries) == 0 {
+	newest := ""
+	if dir != "" {
+		newest = newestFile(dir)
+	}
+	if newest == "" {
 		return "no log files: the server logs to standard error\n"
 	}
-	newest := entries[len(entries)-1].Name()
 	data, err := os.ReadFile(filepath.Join(dir, newest))
 	if err != nil {
 		return fmt.Sprintf("cannot read %s: %v\n", newest, err)
@@ -165,4 +169,26 @@ func serverLogs(dir string) string {
 		data = data[len(data)-logTailBytesMax:]
 	}
 	return string(data)
+}
+
+// logFilesListedMax bounds the entries of the log directory looked at.
+const logFilesListedMax = 100_000
+
+// newestFile names the regular file of dir written last ("" when none).
+func newestFile(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	newest, newestTime := "", time.Time{}
+	for i, e := range entries {
+		if i >= logFilesListedMax || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err == nil && (newest == "" || info.ModTime().After(newestTime)) {
+			newest, newestTime = e.Name(), info.ModTime()
+		}
+	}
+	return newest
 }

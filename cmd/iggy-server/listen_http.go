@@ -27,6 +27,7 @@ func (l *httpListener) startHTTP(cfg *config.Config, hub *transport.Hub, log *sl
 	l.http = s
 	go s.Serve()
 	fmt.Printf("http listening on %s\n", s.Addr())
+	log.Info(fmt.Sprintf("http listening on %s", s.Addr()))
 	return nil
 }
 

@@ -43,6 +43,7 @@ func (l *quicListener) startQUIC(cfg *config.Config, hub *transport.Hub, log *sl
 	l.quic = s
 	go s.Serve()
 	fmt.Printf("quic listening on %s\n", s.Addr())
+	log.Info(fmt.Sprintf("quic listening on %s", s.Addr()))
 	return nil
 }
 

@@ -39,6 +39,7 @@ func (l *wsListener) startWebSocket(cfg *config.Config, hub *transport.Hub, log 
 	l.ws = s
 	go s.Serve()
 	fmt.Printf("websocket listening on %s\n", s.Addr())
+	log.Info(fmt.Sprintf("websocket listening on %s", s.Addr()))
 	return nil
 }
 

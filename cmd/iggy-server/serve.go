@@ -40,13 +40,19 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if f.listConfigEnvVars {
 		return config.RenderEnvVars(os.Stdout)
 	}
-	cfg, warnings, err := config.Load(config.LoadOptions{Info: func(line string) { log.Info(line) }})
+	// The level and the log file come from the configuration, so what its
+	// loading says waits for the logger it configures.
+	var infos []string
+	cfg, warnings, err := config.Load(config.LoadOptions{Info: func(line string) { infos = append(infos, line) }})
 	if err != nil {
+		logAll(log, slog.LevelInfo, infos)
 		return &usageError{msg: err.Error()}
 	}
-	for _, w := range warnings {
-		log.Warn(w)
-	}
+	log, logFile := configuredLogger(cfg, infos, warnings)
+	defer logFile.Close()
+	raiseOpenFileLimit(log)
+	notify := newNotifier(log, stop)
+	defer notify.Close()
 	root, err := prepareStorage(cfg, f)
 	if err != nil {
 		return err
@@ -76,10 +82,18 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources) })
 	defer jobs.Close()
 	loop := server.NewLoop(n, diskAdapter{d}, jobs, hub, log, func() {
+		if logFile != nil {
+			// The node booted on the storage: the log file may join it.
+			if err := logFile.Start(); err != nil {
+				log.Warn("cannot write the log file; logging to standard error only", "dir", logDir(cfg), "err", err)
+			}
+		}
 		listenErr = listeners.start(cfg, hub, log)
 		if listenErr != nil {
 			log.Error("cannot listen", "err", listenErr)
+			return
 		}
+		notify.Ready() // every enabled transport is bound and accepting (OPS-11)
 	})
 	if err := loop.Run(stop); err != nil {
 		var fatal *server.FatalError
@@ -205,6 +219,7 @@ func (l *listeners) start(cfg *config.Config, hub *transport.Hub, log *slog.Logg
 	l.tcp = s
 	go s.Serve()
 	fmt.Printf("tcp listening on %s\n", s.Addr())
+	log.Info(fmt.Sprintf("tcp listening on %s", s.Addr()))
 	return nil
 }
 
@@ -245,7 +260,7 @@ func snapshotSources(cfg *config.Config) snapshot.Sources {
 	}
 	src := snapshot.Sources{SystemPath: cfg.System.Path, ConfigTOML: string(toml)}
 	if cfg.Logging.FileEnabled {
-		src.LogDir = filepath.Join(cfg.System.Path, cfg.Logging.Path)
+		src.LogDir = logDir(cfg)
 	}
 	return src
 }
