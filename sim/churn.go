@@ -57,7 +57,7 @@ func (w *World) churnOp(c *client) *op {
 		s, t := pick(ch.streams), name("y")
 		ch.topics = append(ch.topics[max(0, len(ch.topics)-churnNamesMax+1):], [2]string{s, t})
 		return churnOpOf(wire.CmdCreateTopic, "create-topic "+s+"/"+t, wire.CreateTopicRequest{
-			StreamID: wire.NamedID(s), Name: t, PartitionsCount: uint32(w.rng.IntN(2))}.Encode)
+			StreamID: wire.NamedID(s), Name: t, PartitionsCount: 0}.Encode) // partitions come by create-partitions
 	case r == 4 && len(ch.topics) > 0:
 		i := w.rng.IntN(len(ch.topics))
 		t, n := ch.topics[i], name("y")

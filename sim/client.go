@@ -146,6 +146,9 @@ func (w *World) login(c *client) {
 	wire.LoginPassword{Username: rootUsername, Password: rootPassword}.Encode(&body)
 	h := c.stamp(wire.CmdLoginRegister)
 	w.start(c, &attempt{frame: buildFrame(h, body.Buf), header: h}, loginTimeoutTicks)
+	if w.cluster() {
+		w.event("client %d: login on conn %d (replica %d)", c.idx, c.link.id, c.link.host.idx)
+	}
 }
 
 // transmit sends op's frame, stamped on its first attempt; every retry

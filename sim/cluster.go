@@ -80,7 +80,13 @@ func (w *World) convergedErr() error {
 		}
 		g := groups[0]
 		finals = append(finals, oracles.Final{Replica: h.idx, Normal: g.Status == vsr.StatusNormal, View: g.View,
-			Op: g.Op, Commit: g.Commit, Applied: g.Applied, Checksum: g.AppliedChecksum, Digest: h.node.MetadataDigest()})
+			Op: g.Op, Commit: g.Commit, Applied: g.Applied, Checksum: g.AppliedChecksum})
+	}
+	if err := oracles.CheckConverged(finals); err != nil {
+		return err
+	}
+	for i := range finals { // the digests last: each encodes a whole image
+		finals[i].Digest = w.hosts[finals[i].Replica].node.MetadataDigest()
 	}
 	return oracles.CheckConverged(finals)
 }
