@@ -202,7 +202,7 @@ func drawCluster(r *rand.Rand) Knobs {
 	for i := 1; i < k.Replicas; i++ {
 		k.DriftPPM[i] = between(r, -500, 500)
 	}
-	k.DataOps, k.MetaPercent, k.ChurnPercent = false, 100, between(r, 10, 50)
+	k.DataOps, k.MetaPercent, k.ChurnPercent = false, 100, between(r, 20, 60)
 	// Few partitions: they are metadata only here, and a node pays for
 	// every partition on every flush.
 	k.Clients, k.PartitionsMax = between(r, 2, 4), 1
@@ -247,6 +247,9 @@ func drawCluster(r *rand.Rand) Knobs {
 	// every few ops on every replica, and sim/disk's ordering check is
 	// quadratic in its backlog.
 	k.DiskOpsPerTickMax = []int{4, 16}[r.IntN(2)]
+	// Fewer ops, so fewer partitions: each costs every replica on every
+	// flush, boot and state transfer.
+	k.ThinkTicksMax = uint64(between(r, 10, 60))
 	return k
 }
 
