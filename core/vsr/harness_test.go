@@ -285,6 +285,15 @@ func (c *cluster) partition(a, b []uint8) {
 	}
 }
 
+// block cuts the links from every replica of a to every one of b.
+func (c *cluster) block(a, b []uint8) {
+	for _, x := range a {
+		for _, y := range b {
+			c.net.blocked[x][y] = true
+		}
+	}
+}
+
 func (c *cluster) heal() {
 	for i := range c.net.blocked {
 		clear(c.net.blocked[i])

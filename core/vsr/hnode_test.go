@@ -39,6 +39,7 @@ type hnode struct {
 	leading                         bool // primary of leadView, checked when it took office
 	leadView                        uint32
 	viewSeen, logViewSeen, viewSync uint32
+	logViewSync                     uint32 // the highest log view a durable superblock held
 }
 
 // proposal is an op proposed here, awaiting its acknowledgement.
@@ -85,7 +86,8 @@ func (n *hnode) submit(k ownerKind, r storage.Request) storage.ReqID {
 // A new cluster's replicas open as a new group (a zero superblock).
 func (n *hnode) boot(created bool) {
 	c := n.c
-	*n = hnode{c: c, id: n.id, disk: n.disk, owners: map[storage.ReqID]owner{}, viewSync: n.viewSync, stalled: n.stalled}
+	*n = hnode{c: c, id: n.id, disk: n.disk, owners: map[storage.ReqID]owner{}, viewSync: n.viewSync,
+		logViewSync: n.logViewSync, stalled: n.stalled}
 	a, _ := n.disk.File(superblockA)
 	b, _ := n.disk.File(superblockB)
 	sb, ok := Newest(a.Volatile, b.Volatile)
@@ -93,6 +95,9 @@ func (n *hnode) boot(created bool) {
 		c.fatalf("r%d: no valid superblock", n.id)
 	}
 	n.sb = sb
+	if sb.View < n.viewSync || sb.LogView < n.logViewSync {
+		c.fatalf("r%d: superblock view %d log view %d regressed below %d, %d", n.id, sb.View, sb.LogView, n.viewSync, n.logViewSync)
+	}
 	if sb.CheckpointOp > 0 {
 		img, _ := n.disk.File(snapshotPath(sb.CheckpointOp))
 		if xxh3.Hash(img.Volatile) != sb.SnapshotChecksum {
@@ -299,8 +304,12 @@ func (n *hnode) writeSuperblock() {
 func (n *hnode) superblockDurable() {
 	w := n.sbWriting
 	n.sbWriting = nil
+	if w.sb.View < n.sb.View || w.sb.LogView < n.sb.LogView {
+		n.c.fatalf("r%d: superblock view %d log view %d after %d, %d", n.id, w.sb.View, w.sb.LogView, n.sb.View, n.sb.LogView)
+	}
 	n.sb = w.sb
 	n.viewSync = max(n.viewSync, w.sb.View)
+	n.logViewSync = max(n.logViewSync, w.sb.LogView)
 	if w.vs != nil {
 		n.r.SuperblockWritten(*w.vs)
 	}
@@ -348,7 +357,7 @@ func (c *cluster) crash(id uint8, torn bool) {
 		if !torn {
 			return 0
 		}
-		return unsynced / 2
+		return min(unsynced, unsynced/2+7) // off any prepare boundary: the last kept prepare is cut mid-write
 	})
 	n.r = nil
 }

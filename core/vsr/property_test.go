@@ -13,13 +13,17 @@ var (
 
 // TestRandomClusters runs random histories, one per seed: clusters of 1 to
 // 5 replicas under load, with message loss, duplication and reordering,
-// power losses with torn journals, process kills, restarts and partitions;
-// then everything heals and restarts, and the cluster must converge. The
-// harness checks at every step that no two replicas commit different ops
-// at one op or reach different states, that views never go back (also
-// across restarts) and that one view has one primary; at the end, that
-// every op acknowledged as persisted survived on every replica.
-// covers VSR-1, VSR-15, VSR-16, VSR-22, VSR-24, VSR-28
+// power losses with torn journals and superblocks, process kills,
+// restarts, partitions (some one-way) and stalled disks; then everything
+// heals and restarts, and the cluster must converge. The harness checks at
+// every step that no two replicas commit different prepares at one op
+// (committed prefixes agree) or reach different states, that views never
+// go back in memory nor in a durable superblock (also across restarts),
+// that one view has one primary and that a new primary holds every op
+// committed anywhere (so no acknowledged op is lost across a crash); at
+// the end, that every op acknowledged as persisted is committed on every
+// replica, and that repair requests never name an inverted range.
+// covers VSR-1, VSR-14, VSR-15, VSR-16, VSR-22, VSR-24, VSR-25, VSR-28, VSR-29
 func TestRandomClusters(t *testing.T) {
 	n := *seeds
 	if testing.Short() {
@@ -47,6 +51,9 @@ func randomHistory(t *testing.T, seed uint64) {
 	c := newCluster(t, o)
 	for range 8 + rng.IntN(8) {
 		c.run(50+rng.IntN(600), rng.IntN(3))
+		for _, n := range c.nodes {
+			n.stalled = false // a disk stalls for one stretch of the history
+		}
 		id := uint8(rng.IntN(o.replicas))
 		n := c.nodes[id]
 		switch k := rng.IntN(10); {
@@ -66,13 +73,20 @@ func randomHistory(t *testing.T, seed uint64) {
 					b = append(b, i)
 				}
 			}
-			c.partition(a, b)
+			if rng.IntN(3) == 0 {
+				c.block(a, b) // one way: b hears nothing from a
+			} else {
+				c.partition(a, b)
+			}
 		case k < 9:
 			c.heal()
+		default:
+			n.stalled = n.r != nil
 		}
 	}
 	c.heal()
 	for _, n := range c.nodes {
+		n.stalled = false
 		if n.r == nil {
 			c.restart(n.id)
 		}

@@ -113,7 +113,7 @@ func (s *script) render(outputs [][]string) string {
 // TestScenarios runs every transcript under testdata/ (go test -update
 // rewrites their expected output). Each names what it covers in a
 // "# covers" line; together:
-// covers VSR-1, VSR-14, VSR-15, VSR-16, VSR-18, VSR-22, VSR-23, VSR-24, VSR-28, STOR-45
+// covers VSR-1, VSR-14, VSR-15, VSR-16, VSR-18, VSR-22, VSR-23, VSR-24, VSR-25, VSR-26, VSR-28, STOR-45
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txt")
 	if err != nil || len(files) == 0 {

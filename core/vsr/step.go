@@ -132,10 +132,18 @@ func (r *Replica) tickBackup() {
 	}
 }
 
-// tickRepair resends a repair or chunk request that got no answer.
+// tickRepair resends a repair or chunk request that got no answer. A
+// transfer no repair needs any more (the repair ended, or got past its
+// checkpoint another way) is dropped: its source may be down for good.
 func (r *Replica) tickRepair() {
-	if t := &r.transfer; t.active && !t.emitted && r.now-t.requestedAt >= RepairTicks {
-		r.requestChunk()
+	if t := &r.transfer; t.active && !t.emitted {
+		switch {
+		case !r.sync.active || t.cp.Op <= r.sync.cursor:
+			r.marks.Hit("vsr.state_transfer.abandoned")
+			*t = transferState{}
+		case r.now-t.requestedAt >= RepairTicks:
+			r.requestChunk()
+		}
 	}
 	if s := &r.sync; s.active && s.requested && r.now-s.requestedAt >= RepairTicks {
 		r.requestRepair()

@@ -36,6 +36,7 @@ type syncState struct {
 	commit       uint64    // the commit point the source announced
 	cursor       uint64    // the log equals the source's up to here
 	requested    bool
+	requestedOp  uint64 // first op of the request in flight
 	requestedAt  uint64
 	complete     bool // cursor reached head
 }
@@ -171,7 +172,7 @@ func (r *Replica) requestRepair() {
 	assert.That(first <= last, "repair range %d..%d inverted (cursor %d head %d end %d)", first, last, s.cursor, s.head, end)
 	r.marks.Hit("vsr.repair.requested")
 	r.send(Message{Command: CmdRequestPrepares, To: s.source, View: r.view, Op: first, Last: last})
-	s.requested, s.requestedAt = true, r.now
+	s.requested, s.requestedOp, s.requestedAt = true, first, r.now
 }
 
 // onRequestPrepares serves a range from the log. A peer of the same view
@@ -203,18 +204,32 @@ func (r *Replica) onRequestPrepares(m *Message) {
 }
 
 // onRepairPrepare takes the prepares that continue the log at the cursor.
+// A reply may start below it: prepares pushed meanwhile (or an earlier
+// reply) moved the cursor, and the reply still brings what follows. Any
+// reply to the request in flight ends it even so, and the next one goes
+// out now rather than after RepairTicks: under load, reordered pushes and
+// repairs race all the time, and a dropped reply would stall the backup's
+// acknowledgements, hence the commits, for a whole retry interval. Replies
+// to older requests (or duplicates) only bring prepares: if each sent a
+// request, duplicated replies would multiply the requests.
 func (r *Replica) onRepairPrepare(m *Message) {
 	s := &r.sync
-	if !s.active || s.complete || m.From != s.source || m.View != r.view || m.Op != s.cursor+1 || r.transfer.emitted {
+	if !s.active || s.complete || m.From != s.source || m.View != r.view || m.Op == 0 || m.Op > s.cursor+1 || r.transfer.emitted {
 		return
 	}
-	s.requested = false
+	if m.Op == s.requestedOp {
+		s.requested = false
+	}
 	parent := m.Parent
 	for i := range m.Prepares {
 		p := m.Prepares[i]
-		if _, ok := Verify(&p); !ok || p.Op != s.cursor+1 {
+		if _, ok := Verify(&p); !ok || p.Op != m.Op+uint64(i) {
 			r.marks.Hit("vsr.message.corrupt")
 			break
+		}
+		if p.Op <= s.cursor {
+			parent = p.Checksum // already in place; the link below checks it
+			continue
 		}
 		if !r.log.has(s.cursor, parent) {
 			r.syncDiverged()

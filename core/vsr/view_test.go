@@ -11,6 +11,11 @@ func (c *cluster) settle(t *testing.T, ticks int) {
 		}
 		c.tick()
 	}
+	for _, n := range c.nodes {
+		if n.r != nil {
+			t.Logf("r%d sync %+v transfer active=%v applied=%d", n.id, n.r.sync, n.r.transfer.active, n.applied)
+		}
+	}
 	t.Fatalf("no convergence after %d ticks\n%s", ticks, c.describe())
 }
 
@@ -25,8 +30,10 @@ func TestNoStaleCommitAfterNewView(t *testing.T) {
 	c.nodes[0].propose(10)
 	c.settle(t, 2000)
 	c.net.blocked[0][1], c.net.blocked[2][0] = true, true // only r2 takes r0's next ops, unacknowledged
-	c.nodes[0].propose(2)
-	c.run(20, 0)
+	for range 2 {                                         // one at a time: r2 cannot repair a gap from r0
+		c.nodes[0].propose(1)
+		c.run(10, 0)
+	}
 	n := c.nodes[2]
 	r := n.r
 	if r.Op() != 12 || r.Commit() != 10 {
