@@ -66,26 +66,50 @@ func (e *client) lookup(request uint64) (receipt, bool) {
 }
 
 // registerBody is the body of a KindRegister prepare: the user the client
-// id is registered for. The client id itself is in the prepare header.
-func registerBody(userID uint32) []byte {
-	return binary.LittleEndian.AppendUint32(nil, userID)
+// id is registered for (the client id itself is in the prepare header), then
+// the client table capacity of the replica that proposed it. Every replica
+// applies the op under that capacity, so all agree on a register at the cap
+// whatever their own configuration, and a replay decides as the first
+// apply did.
+func (n *Node) registerBody(userID uint32) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, userID)
+	return binary.LittleEndian.AppendUint32(b, uint32(n.clientsTableMax()))
+}
+
+// registerBodyV1Size is a body of the user alone, from before the capacity
+// was stamped: it applies under clientsMax, as it did then.
+const (
+	registerBodyV1Size = 4
+	registerBodySize   = 8
+)
+
+// decodeRegisterBody reads either form; ok is false for any other size.
+func decodeRegisterBody(b []byte) (userID uint32, capacity int, ok bool) {
+	switch len(b) {
+	case registerBodyV1Size:
+		return binary.LittleEndian.Uint32(b), clientsMax, true
+	case registerBodySize:
+		capacity := min(int(binary.LittleEndian.Uint32(b[4:])), clientsMax)
+		return binary.LittleEndian.Uint32(b), capacity, true
+	}
+	return 0, 0, false
 }
 
 // applyRegister binds a client id to a user: a new entry, or a resume of the
 // same user's entry with a larger session number (the op). A different
 // user's entry is left alone and reported.
 func (n *Node) applyRegister(p *vsr.Prepare) (*client, bool) {
-	if len(p.Body) != 4 {
+	userID, capacity, ok := decodeRegisterBody(p.Body)
+	if !ok {
 		return nil, false
 	}
-	userID := binary.LittleEndian.Uint32(p.Body)
 	id := wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}
 	e, ok := n.clients[id]
 	if ok && e.userID != userID {
 		return nil, false
 	}
 	if !ok {
-		if len(n.clients) >= n.clientsTableMax() {
+		if len(n.clients) >= capacity {
 			return nil, false
 		}
 		e = &client{userID: userID}
