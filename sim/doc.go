@@ -31,6 +31,8 @@
 //     good copy; a replica that stops on its damaged metadata is retired.
 //   - Process: kill (page cache survives), power loss, restart from the
 //     disk after a downtime, pause; primaries crash as often as backups.
+//     In a replica set a power loss may also strike between two disk
+//     completions of a tick (small metadata writes are synced at once).
 //   - Clock: per-replica drift and forward/backward steps of the wall clock
 //     the node stamps batches with (ticks stay monotonic).
 //   - Client network (the transport seam): per-connection FIFO with

@@ -84,6 +84,20 @@ func (w *World) hostFaults(h *host) {
 	}
 }
 
+// midBatchPowerLoss: in a replica set a power loss may also strike
+// between two disk completions of one tick (fivefold the knob), where a
+// journal write has completed and its sync has not: metadata writes are
+// small and synced within the tick, so a loss at a tick's start rarely
+// finds unsynced bytes.
+func (w *World) midBatchPowerLoss(h *host) bool {
+	if !w.cluster() || !w.faulty() || !w.chance(5*w.knobs.PowerLossPerMillion) {
+		return false
+	}
+	w.marks.Hit("sim.crash.mid_batch")
+	w.crash(h, oracles.CrashPowerLoss)
+	return true
+}
+
 // mayDamageMetadata is the fault atlas of a replica set: metadata rots at
 // rest on at most f replicas (a minority, f = (n-1)/2), so a quorum always
 // holds a good copy of every committed op. A single replica may be hit (it

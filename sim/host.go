@@ -330,6 +330,9 @@ func (w *World) runDisk(h *host) {
 		if w.rng.IntN(2) == 0 {
 			w.take(h)
 		}
+		if w.midBatchPowerLoss(h) {
+			return
+		}
 	}
 	w.take(h)
 }
