@@ -37,11 +37,14 @@ func (n *Node) applyPrepare(p *vsr.Prepare, replaying bool) {
 	}
 	switch p.Kind {
 	case vsr.KindRegister:
-		e, ok := n.applyRegister(p)
-		if !waited {
+		e, outcome := n.applyRegister(p)
+		switch {
+		case !waited:
 			return
-		}
-		if !ok {
+		case outcome == registerStale:
+			n.reject(w.conn, w.header, wire.TransientNotAccepted) // nothing changed: log in again
+			return
+		case outcome == registerRefused:
 			n.evict(w.conn, w.header, wire.EvictSessionError)
 			return
 		}

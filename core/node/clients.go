@@ -66,57 +66,97 @@ func (e *client) lookup(request uint64) (receipt, bool) {
 }
 
 // registerBody is the body of a KindRegister prepare: the user the client
-// id is registered for (the client id itself is in the prepare header), then
-// the client table capacity of the replica that proposed it. Every replica
-// applies the op under that capacity, so all agree on a register at the cap
-// whatever their own configuration, and a replay decides as the first
-// apply did.
-func (n *Node) registerBody(userID uint32) []byte {
+// id is registered for (the client id itself is in the prepare header), the
+// client table capacity of the replica that proposed it, and the session
+// the proposer saw for the client (0: none). Every replica applies the op
+// under that capacity, so all agree on a register at the cap whatever their
+// own configuration. The session seen makes a forwarded register that
+// arrives after a newer one of the same client stale: a login retried on
+// another replica after 57 must not overtake the session its client already
+// holds. A register the primary proposes itself is never late, and its
+// table may lag its own pipeline, so it is not checked (registerUnchecked).
+func (n *Node) registerBody(userID uint32, client wire.U128) []byte {
+	seen := uint64(registerUnchecked)
+	if n.replica != nil && n.replica.Full() {
+		seen = 0
+		if e, ok := n.clients[client]; ok {
+			seen = e.session
+		}
+	}
 	b := binary.LittleEndian.AppendUint32(nil, userID)
-	return binary.LittleEndian.AppendUint32(b, uint32(n.clientsTableMax()))
+	b = binary.LittleEndian.AppendUint32(b, uint32(n.clientsTableMax()))
+	return binary.LittleEndian.AppendUint64(b, seen)
 }
 
 // registerBodyV1Size is a body of the user alone, from before the capacity
-// was stamped: it applies under clientsMax, as it did then.
+// was stamped: it applies under clientsMax, unchecked, as it did then.
 const (
 	registerBodyV1Size = 4
-	registerBodySize   = 8
+	registerBodySize   = 16
+	registerUnchecked  = ^uint64(0) // the seen session of a body that is not checked
 )
 
+// registration is a decoded register body.
+type registration struct {
+	userID   uint32
+	capacity int
+	seen     uint64
+	checked  bool // the body names the session its proposer saw
+}
+
 // decodeRegisterBody reads either form; ok is false for any other size.
-func decodeRegisterBody(b []byte) (userID uint32, capacity int, ok bool) {
+func decodeRegisterBody(b []byte) (registration, bool) {
 	switch len(b) {
 	case registerBodyV1Size:
-		return binary.LittleEndian.Uint32(b), clientsMax, true
+		return registration{userID: binary.LittleEndian.Uint32(b), capacity: clientsMax}, true
 	case registerBodySize:
-		capacity := min(int(binary.LittleEndian.Uint32(b[4:])), clientsMax)
-		return binary.LittleEndian.Uint32(b), capacity, true
+		return registration{
+			userID:   binary.LittleEndian.Uint32(b),
+			capacity: min(int(binary.LittleEndian.Uint32(b[4:])), clientsMax),
+			seen:     binary.LittleEndian.Uint64(b[8:]),
+			checked:  binary.LittleEndian.Uint64(b[8:]) != registerUnchecked,
+		}, true
 	}
-	return 0, 0, false
+	return registration{}, false
 }
+
+// registerOutcome is what applying a register did.
+type registerOutcome uint8
+
+const (
+	registerApplied registerOutcome = iota
+	registerRefused                 // another user's client id, a malformed body or a full table
+	registerStale                   // the client's session changed since it was proposed
+)
 
 // applyRegister binds a client id to a user: a new entry, or a resume of the
 // same user's entry with a larger session number (the op). A different
-// user's entry is left alone and reported.
-func (n *Node) applyRegister(p *vsr.Prepare) (*client, bool) {
-	userID, capacity, ok := decodeRegisterBody(p.Body)
+// user's entry is left alone and reported, and so is a register proposed
+// against a session that is no longer the client's.
+func (n *Node) applyRegister(p *vsr.Prepare) (*client, registerOutcome) {
+	r, ok := decodeRegisterBody(p.Body)
 	if !ok {
-		return nil, false
+		return nil, registerRefused
 	}
 	id := wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}
 	e, ok := n.clients[id]
-	if ok && e.userID != userID {
-		return nil, false
+	var current uint64
+	if ok {
+		current = e.session
 	}
-	if !ok {
-		if len(n.clients) >= capacity {
-			return nil, false
-		}
-		e = &client{userID: userID}
+	switch {
+	case r.checked && current != r.seen:
+		return nil, registerStale
+	case ok && e.userID != r.userID:
+		return nil, registerRefused
+	case !ok && len(n.clients) >= r.capacity:
+		return nil, registerRefused
+	case !ok:
+		e = &client{userID: r.userID}
 		n.clients[id] = e
 	}
 	e.session = p.Op
-	return e, true
+	return e, registerApplied
 }
 
 // applyLogout removes a client's entry and its group memberships.
