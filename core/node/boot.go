@@ -137,8 +137,23 @@ func (b *booter) listed(c storage.Completion) {
 		b.createFresh()
 		return
 	}
+	b.createMissingSlots(c.Entries)
 	b.phase = bootReadingSuperblocks
 	b.read(files, sizes)
+}
+
+// createMissingSlots creates a superblock slot a crash left without its
+// name (a fresh start creates both, and their creation may not have been
+// durable): the next superblock write may go to it. Creating an existing
+// file is a no-op, and a file's requests run in order, so the create comes
+// first.
+func (b *booter) createMissingSlots(entries []storage.Entry) {
+	for _, path := range superblockPaths {
+		name := strings.TrimPrefix(path, metadataDir+"/")
+		if !slices.ContainsFunc(entries, func(e storage.Entry) bool { return e.Name == name }) {
+			b.n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpCreate, File: path})
+		}
+	}
 }
 
 // superblocksRead picks the newest valid slot. No valid slot with a journal
