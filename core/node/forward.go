@@ -2,10 +2,12 @@ package node
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
+	"github.com/zeebo/xxh3"
 )
 
 // Bounds of forwarding (a backup handing client proposals to its primary).
@@ -39,10 +41,7 @@ func (n *Node) proposeFor(c *conn, h wire.RequestHeader, p vsr.Prepare, token st
 		n.waiting[n.propose(p)] = w
 	case n.canForward(h.Client):
 		if p.Kind != vsr.KindCommand {
-			// A register or logout has no request id of its own: a
-			// nonce tells this attempt's op from an earlier attempt's.
-			n.forwardSeq++
-			p.Request = uint64(n.cfg.Replica)<<56 | n.forwardSeq
+			p.Request = n.forwardNonce()
 		}
 		n.forwards[h.Client] = forwarded{w: w, kind: p.Kind, request: p.Request, sentAt: n.now.Ticks}
 		n.forward(p)
@@ -50,6 +49,21 @@ func (n *Node) proposeFor(c *conn, h wire.RequestHeader, p vsr.Prepare, token st
 		return false
 	}
 	return true
+}
+
+// forwardNonce names one forwarded register or logout, which has no request
+// id of its own, so that its op is told from an earlier attempt's. It must
+// differ across incarnations of this node too (a restarted backup applies
+// the ops of its previous life as it catches up; sim cluster seeds 661,
+// 966): it hashes the replica, the wall clock when this incarnation started
+// and a counter.
+func (n *Node) forwardNonce() uint64 {
+	n.forwardSeq++
+	var b [17]byte
+	b[0] = n.cfg.Replica
+	binary.LittleEndian.PutUint64(b[1:], n.startMicros)
+	binary.LittleEndian.PutUint64(b[9:], n.forwardSeq)
+	return xxh3.Hash(b[:])
 }
 
 // canForward: a backup in normal status with room, and no request of the

@@ -41,11 +41,21 @@ func (n *Node) login(c *conn, h wire.RequestHeader, userID uint32, reason wire.E
 		n.evict(c, h, reason)
 		return
 	}
-	if c.bound {
+	if c.bound && n.bindingCurrent(c) {
 		n.registered(c, h, c.userID, c.session)
 		return
 	}
+	c.bound = false
 	n.proposeRegister(c, h, userID)
+}
+
+// bindingCurrent reports that c is bound to its client's newest session: in
+// a replica set the client may have registered again through another
+// replica since, and answering with the older session would have its next
+// request evicted as SessionTooLow (sim cluster seeds 661, 966).
+func (n *Node) bindingCurrent(c *conn) bool {
+	e, ok := n.clients[c.client]
+	return ok && e.session == c.session
 }
 
 // proposeRegister commits the binding of h.Client to userID (4.3 step 6),
