@@ -51,6 +51,7 @@ func (w *World) sample(h *host) {
 			s.Digest, s.HasDigest = h.node.MetadataDigest(), true
 		}
 		if err := w.conv.Observe(s); err != nil {
+			w.event("replica states:\n%s", w.replicaStates())
 			w.fail("convergence", err.Error())
 			return
 		}

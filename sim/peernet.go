@@ -56,16 +56,16 @@ type peerPath struct {
 // partitions. It draws every decision from the world's PRNG, so a seed
 // replays it exactly; it knows nothing of nodes beyond their messages.
 type peerNet struct {
-	rng        *rand.Rand
-	k          PeerKnobs
-	n          int
-	paths      []peerPath // from*n + to
-	seq        uint64
-	healed     bool
-	partUntil  uint64 // the partition on heals at this tick (0: none)
-	marks      mark.Sink
-	event      func(format string, args ...any)
-	sent, lost uint64
+	rng       *rand.Rand
+	k         PeerKnobs
+	n         int
+	paths     []peerPath // from*n + to
+	seq       uint64
+	healed    bool
+	partUntil uint64 // the partition on heals at this tick (0: none)
+	marks     mark.Sink
+	event     func(format string, args ...any)
+	lost      uint64 // messages dropped: lost, cut, over capacity, or to a dead process
 }
 
 func newPeerNet(rng *rand.Rand, n int, k PeerKnobs, marks mark.Sink, event func(string, ...any)) *peerNet {
@@ -89,7 +89,6 @@ func (p *peerNet) send(tick uint64, m node.PeerMessage) {
 	if from >= p.n || to >= p.n || from == to {
 		panic(fmt.Sprintf("sim: peer message from %d to %d in a set of %d", from, to, p.n))
 	}
-	p.sent++
 	copies := 1
 	if !p.healed {
 		if p.chance(p.k.LossPerMillion) {

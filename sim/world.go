@@ -206,6 +206,7 @@ func (w *World) heal() {
 // never agreed fails convergence; otherwise what is pending fails liveness.
 func (w *World) budgetSpent() {
 	if w.cluster() {
+		w.event("replica states:\n%s", w.replicaStates())
 		if err := w.convergedErr(); err != nil {
 			w.fail("convergence", fmt.Sprintf("%d ticks after heal: %v", w.knobs.HealBudgetTicks, err))
 			return
