@@ -40,6 +40,7 @@ const (
 	bootListingJournal
 	bootReadingJournal
 	bootRootCommit
+	bootCreatingCluster
 	bootPartitions
 	bootDone
 )
@@ -57,6 +58,7 @@ type booter struct {
 	sb         vsr.Superblock
 	segments   []vsr.Segment
 	recovering int
+	freshSync  storage.ReqID // the first superblock of a new replica is durable
 }
 
 // Boot starts recovery; the node serves once Ready reports Booted.
@@ -80,6 +82,10 @@ func (b *booter) complete(c storage.Completion) {
 	case bootReadingSuperblocks, bootReadingSnapshot, bootReadingJournal:
 		if b.gather(c) {
 			b.readDone()
+		}
+	case bootCreatingCluster:
+		if c.ID == b.freshSync {
+			b.createCluster()
 		}
 	default:
 		n.fatal("unexpected boot completion in phase %d", b.phase)
@@ -169,6 +175,12 @@ func (b *booter) superblocksRead() {
 	var slots [2][]byte
 	copy(slots[:], b.data)
 	sb, ok := vsr.Newest(slots[0], slots[1])
+	if !ok && b.n.cfg.clustered() {
+		// A replica writes nothing else before its first superblock is
+		// durable, so without a valid one it never started: it starts now.
+		b.createFresh()
+		return
+	}
 	if !ok {
 		sb = vsr.Superblock{}
 	}
@@ -255,11 +267,17 @@ func (b *booter) createFresh() {
 		n.submit(misc, storage.Request{Op: storage.OpCreate, File: p})
 	}
 	n.superblock = vsr.Superblock{Sequence: 1}
-	n.writeSlot(n.superblock, misc)
 	if n.cfg.clustered() {
-		b.createCluster()
+		// A replica acts only once its superblock is durable: a power loss
+		// before that brings it back fresh, and a fresh replica that had
+		// already proposed would propose op 1 again in the same view (sim
+		// cluster seeds 728, 755, 828). After it, a restart is no longer
+		// fresh and its primary moves to the next view.
+		b.phase = bootCreatingCluster
+		b.freshSync = n.writeSlot(n.superblock, owner{kind: ownerBoot})
 		return
 	}
+	n.writeSlot(n.superblock, misc)
 	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, nil, 0, 0)
 	n.replica = vsr.NewReplica(n.journal, 0, 0)
 	b.phase = bootRootCommit
