@@ -33,12 +33,20 @@ func (w *World) isPrimary(h *host) bool {
 	return len(g) > 0 && g[0].Primary
 }
 
-// sample feeds the convergence oracle what h applied, when it applied
-// something new since the last sample (so it stays cheap: the digest
-// encodes the whole metadata image).
+// sample feeds the convergence oracle every op h applied since the last
+// sample with its prepare's checksum, then the newest with the state digest
+// (only that one: the digest encodes the whole metadata image).
 func (w *World) sample(h *host) {
 	if !w.cluster() || h.node == nil || w.stopped() {
 		return
+	}
+	for _, a := range h.node.TakeApplied() {
+		s := oracles.Sample{Replica: h.idx, Group: groupKey(a.Group), Applied: a.Op, Checksum: a.Checksum}
+		if err := w.conv.Observe(s); err != nil {
+			w.event("replica states:\n%s", w.replicaStates())
+			w.fail("convergence", err.Error())
+			return
+		}
 	}
 	groups := h.node.Groups()
 	if len(groups) == 0 || groups[0].Applied == h.applied {

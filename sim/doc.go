@@ -59,9 +59,9 @@
 //
 // Every history event goes to package oracles: porcupine per partition,
 // the O(n) offset and consumer-offset oracles, metadata durability. In a
-// replica set, the convergence oracle samples every replica after each of
-// its step batches when its applied op moved (two replicas at one applied
-// op must report the same prepare checksum and state digest), and at the
+// replica set, the convergence oracle checks every op each replica applied
+// (two replicas at one op must have applied the same prepare checksum, and
+// the newest op of a step batch the same state digest), and at the
 // end requires every live replica to be normal, in one view, fully applied
 // and identical; reads served during the run may be stale there, so only
 // the read-back after convergence feeds the durability oracle. Node log

@@ -26,6 +26,7 @@ func (n *Node) applyCommitted() {
 func (n *Node) applyPrepare(p *vsr.Prepare, replaying bool) {
 	assert.That(p.Op == n.applied+1, "applying op %d after %d", p.Op, n.applied)
 	n.applied, n.appliedChecksum = p.Op, p.Checksum
+	n.appliedLog.push(AppliedOp{Op: p.Op, Checksum: p.Checksum})
 	w, waited := n.waiting[p.Op]
 	delete(n.waiting, p.Op)
 	if !waited {

@@ -236,3 +236,42 @@ func (n *Node) reopenPartitions() {
 		n.partitions[k].Recover()
 	}
 }
+
+// appliedLogMax bounds the applied ops kept for TakeApplied: a ring, so a
+// caller that never takes them (production) pays a fixed array.
+const appliedLogMax = 1024
+
+// AppliedOp is one op the node applied, for the simulator's convergence
+// oracle: equal checksums at one op on every replica.
+type AppliedOp struct {
+	Group    GroupID
+	Op       uint64
+	Checksum uint64
+}
+
+// appliedRing holds the newest applied ops, oldest first from start.
+type appliedRing struct {
+	ops          [appliedLogMax]AppliedOp
+	start, count int
+}
+
+func (a *appliedRing) push(op AppliedOp) {
+	a.ops[(a.start+a.count)%appliedLogMax] = op
+	if a.count < appliedLogMax {
+		a.count++
+	} else {
+		a.start = (a.start + 1) % appliedLogMax
+	}
+}
+
+// TakeApplied returns the ops applied since the last call, oldest first (at
+// most appliedLogMax: older ones are gone).
+func (n *Node) TakeApplied() []AppliedOp {
+	a := &n.appliedLog
+	out := make([]AppliedOp, a.count)
+	for i := range out {
+		out[i] = a.ops[(a.start+i)%appliedLogMax]
+	}
+	a.start, a.count = 0, 0
+	return out
+}

@@ -16,6 +16,7 @@ type state struct {
 	replica *vsr.Replica
 	// applied is the op the state reflects, appliedChecksum its prepare's.
 	applied, appliedChecksum uint64
+	appliedLog               appliedRing // for TakeApplied
 	boot                     *booter
 
 	// superblock is the newest slot written; checkpointOp its durable checkpoint.
