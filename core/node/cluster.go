@@ -230,6 +230,7 @@ func (n *Node) startInstall() {
 // replaced wholesale: every log is opened again and recovered from disk.
 func (n *Node) reopenPartitions() {
 	clear(n.partitions)
+	n.partKeys = nil
 	clear(n.logGens)
 	n.openAllPartitions()
 	for _, k := range n.sortedPartitionKeys() {

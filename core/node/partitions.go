@@ -38,6 +38,7 @@ func (n *Node) openPartition(k partKey) *partition.Log {
 	n.logGen++
 	log := partition.New(cfg, diskFor{n, owner{kind: ownerPartition, part: k, gen: n.logGen}})
 	n.partitions[k] = log
+	n.partKeys = nil
 	n.logGens[k] = n.logGen
 	return log
 }
@@ -96,6 +97,7 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 		case metadata.PartitionDeleted:
 			k := partKey{e.Stream, e.Topic, e.Partition}
 			delete(n.partitions, k)
+			n.partKeys = nil
 			delete(n.logGens, k)
 			if !replaying {
 				n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDeleteTree, File: partitionDir(k)})

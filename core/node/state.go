@@ -33,6 +33,7 @@ type state struct {
 	conns   map[bus.ConnID]*conn
 
 	partitions map[partKey]*partition.Log
+	partKeys   []partKey          // sorted keys of partitions; nil when stale
 	logGens    map[partKey]uint64 // incarnation of each open log object
 	logGen     uint64
 	// waiting maps a proposed metadata op to the connection awaiting its reply.
