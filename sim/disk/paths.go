@@ -33,7 +33,9 @@ func within(name, dir string) bool {
 	if dir == rootName {
 		return true
 	}
-	return name == dir || strings.HasPrefix(name, dir+"/")
+	// No concatenation: the disk asks this for every pair of pending
+	// requests, so it must not allocate.
+	return name == dir || len(name) > len(dir) && name[len(dir)] == '/' && strings.HasPrefix(name, dir)
 }
 
 // parentName is the directory holding name: "." for a top-level name, ""
