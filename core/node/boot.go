@@ -368,9 +368,10 @@ func (b *booter) scanSegments() ([]vsr.Prepare, uint64, string) {
 	var tail uint64
 	for i, data := range b.data {
 		ps, valid := vsr.Scan(data)
+		slices.SortStableFunc(ps, func(x, y vsr.Prepare) int { return cmp.Compare(x.Op, y.Op) })
 		all = append(all, ps...)
 		tail = uint64(valid)
-		if valid < len(data) {
+		if valid < len(data) || i+1 < len(b.data) && b.breaksRun(i, ps) {
 			b.cutAfter(i, valid)
 			break
 		}
@@ -382,12 +383,29 @@ func (b *booter) scanSegments() ([]vsr.Prepare, uint64, string) {
 	return all, tail, ""
 }
 
+// breaksRun reports that the segment after i starts past ops segment i
+// lacks: a flush to i was lost (a power loss before its sync), so the later
+// segment's ops, flushed after it, were never acknowledged either (sim seeds
+// swarm 21126, liveness 23070: an empty segment before a later one).
+// Segments of ops the checkpoint covers may have gaps: their deletes
+// complete in any order.
+func (b *booter) breaksRun(i int, ps []vsr.Prepare) bool {
+	next := b.segments[i+1].FirstOp
+	end := b.segments[i].FirstOp - 1
+	if len(ps) > 0 {
+		end = max(end, ps[len(ps)-1].Op)
+	}
+	return next > b.sb.CheckpointOp+1 && end+1 < next
+}
+
 // cutAfter truncates segment i at valid and deletes the segments after it.
 func (b *booter) cutAfter(i, valid int) {
 	n := b.n
 	path := journalDir + "/" + vsr.SegmentName(b.segments[i].FirstOp)
-	n.logf("%s: cutting %d bytes of torn or corrupt tail at offset %d", path, len(b.data[i])-valid, valid)
-	n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpTruncate, File: path, Offset: uint64(valid)})
+	if valid < len(b.data[i]) {
+		n.logf("%s: cutting %d bytes of torn or corrupt tail at offset %d", path, len(b.data[i])-valid, valid)
+		n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpTruncate, File: path, Offset: uint64(valid)})
+	}
 	for _, s := range b.segments[i+1:] {
 		later := journalDir + "/" + vsr.SegmentName(s.FirstOp)
 		n.logf("%s: deleted, it follows a torn segment (never acknowledged)", later)
