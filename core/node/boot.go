@@ -59,6 +59,9 @@ type booter struct {
 	segments   []vsr.Segment
 	recovering int
 	freshSync  storage.ReqID // the first superblock of a new replica is durable
+	// noSuperblock: a replica found no valid slot; secondSlotWritten: the
+	// slot a second superblock goes to holds bytes.
+	noSuperblock, secondSlotWritten bool
 }
 
 // Boot starts recovery; the node serves once Ready reports Booted.
@@ -162,6 +165,16 @@ func (b *booter) createMissingSlots(entries []storage.Entry) {
 	}
 }
 
+// slotWritten reports that the superblock slot at path holds bytes.
+func (b *booter) slotWritten(path string) bool {
+	for i, f := range b.files {
+		if f == path {
+			return len(b.data[i]) > 0
+		}
+	}
+	return false
+}
+
 // superblocksRead picks the newest valid slot. No valid slot with a journal
 // present is a journal that never checkpointed: replay it from op 1. A slot
 // of an unknown version is refused, not skipped (STOR-18).
@@ -176,10 +189,7 @@ func (b *booter) superblocksRead() {
 	copy(slots[:], b.data)
 	sb, ok := vsr.Newest(slots[0], slots[1])
 	if !ok && b.n.cfg.clustered() {
-		// A replica writes nothing else before its first superblock is
-		// durable, so without a valid one it never started: it starts now.
-		b.createFresh()
-		return
+		b.noSuperblock, b.secondSlotWritten = true, b.slotWritten(superblockPaths[1])
 	}
 	if !ok {
 		sb = vsr.Superblock{}

@@ -90,6 +90,10 @@ func (n *Node) replicaConfig(sb vsr.Superblock, prepares []vsr.Prepare) vsr.Conf
 // they commit. A torn or corrupt tail is cut; peers repair what it lost.
 func (b *booter) openCluster() {
 	n := b.n
+	if b.noSuperblock {
+		b.withoutSuperblock()
+		return
+	}
 	segs := make([]vsr.RecoveredSegment, len(b.data))
 	for i, data := range b.data {
 		segs[i] = vsr.RecoveredSegment{FirstOp: b.segments[i].FirstOp, Data: data}
@@ -100,10 +104,36 @@ func (b *booter) openCluster() {
 	}
 	n.journal = rec.Journal
 	n.checkpointOp, n.superblock = b.sb.CheckpointOp, b.sb
-	n.replica = vsr.Open(n.replicaConfig(b.sb, rec.Prepares))
+	cfg := n.replicaConfig(b.sb, rec.Prepares)
+	cfg.ClaimOp = rec.ClaimOp
+	if rec.ClaimOp > 0 {
+		n.logf("%s: damaged, not torn: ops up to %d follow the damage; the log votes untrusted until peers repair it", journalDir, rec.ClaimOp)
+	}
+	n.replica = vsr.Open(cfg)
 	n.logf("replica %d of %d: view %d, ops %d..%d after checkpoint %d await their commit",
 		n.cfg.Replica, n.cfg.Replicas, n.replica.View(), b.sb.CheckpointOp+1, n.replica.Op(), b.sb.CheckpointOp)
 	b.recoverPartitions()
+}
+
+// withoutSuperblock handles a replica with no valid superblock. A replica
+// acts only once its first superblock is durable, and whatever it does
+// after that either writes the journal (a proposal, a prepare it accepts)
+// or a second superblock (a vote); with neither, it never acted and starts
+// fresh. Otherwise its durable state is damaged (the view it voted for, the
+// log it promised), and starting fresh could vote twice or propose an op
+// again: it refuses, as for any damaged metadata (sim cluster seed 30091).
+func (b *booter) withoutSuperblock() {
+	n := b.n
+	written := b.secondSlotWritten
+	for _, data := range b.data {
+		written = written || len(data) > 0
+	}
+	if written {
+		n.fatal("refusing %s: no valid superblock slot, but this replica acted (its journal or second slot holds data): its durable state is damaged", metadataDir)
+		return
+	}
+	n.logf("no valid superblock and nothing written after it: this replica never started; starting fresh")
+	b.createFresh()
 }
 
 // createCluster starts a replica of a new set on empty storage: the replica

@@ -1,6 +1,8 @@
 package vsr
 
 import (
+	"encoding/binary"
+
 	"github.com/iggygo/iggy/core/mark"
 	"github.com/iggygo/iggy/io/storage"
 )
@@ -18,6 +20,12 @@ type Recovery struct {
 	Prepares []Prepare
 	// CutBytes counts the bytes of torn or corrupt tail that were cut.
 	CutBytes uint64
+	// ClaimOp is set when the cut was damage, not a torn write: whole
+	// prepares of later ops follow it in the same segment. A crash keeps a
+	// prefix of a file's unsynced bytes, so only damage at rest leaves valid
+	// prepares after a bad one, and those may have been acknowledged: the
+	// log is then short of ClaimOp and must vote untrusted (VSR-14).
+	ClaimOp uint64
 }
 
 // RecoverJournal rebuilds a journal from its segments (sorted by FirstOp)
@@ -76,6 +84,10 @@ func RecoverJournal(disk Disk, dir string, segs []RecoveredSegment, checkpointOp
 	}
 	if cut := uint64(len(segs[end].Data)) - endOffset; cut > 0 {
 		rec.CutBytes = cut
+		last := rec.Prepares[len(rec.Prepares)-1]
+		if rec.ClaimOp = laterOp(segs[end].Data[endOffset:], last.Op, last.View); rec.ClaimOp > 0 {
+			marks.Hit("vsr.journal.damage_claimed")
+		}
 		marks.Hit("vsr.journal.tail_cut")
 		j.addBarrier(disk.Submit(storage.Request{Op: storage.OpTruncate, File: j.segmentPath(segs[end].FirstOp), Offset: endOffset}))
 	}
@@ -115,4 +127,27 @@ func hasOpsAfter(segs []RecoveredSegment, op uint64) bool {
 		}
 	}
 	return false
+}
+
+// claimSearchOpsMax bounds how far past the run an op number found in
+// damaged bytes is believed: a random match beyond it is not a prepare.
+const claimSearchOpsMax = 1 << 16
+
+// laterOp returns the highest op of the whole prepares found in b (the bytes
+// after the run, which ended at op after in view) that continue the run's
+// view or a later one, or 0. Prepares of older views are leftovers of a cut
+// whose truncate a crash undid, not ops the log lost.
+func laterOp(b []byte, after uint64, view uint32) uint64 {
+	var found uint64
+	for pos := 1; pos+PrepareHeaderSize <= len(b); pos++ {
+		op := binary.LittleEndian.Uint64(b[pos+8:])
+		if op <= after || op > after+claimSearchOpsMax {
+			continue
+		}
+		if p, n, ok := DecodePrepare(b[pos:]); ok && p.View >= view {
+			found = max(found, p.Op)
+			pos += n - 1
+		}
+	}
+	return found
 }

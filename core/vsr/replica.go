@@ -48,6 +48,8 @@ type Config struct {
 	// Prepares are the journal's ops after Superblock.CheckpointOp, in op
 	// order (Recovery.Prepares).
 	Prepares []Prepare
+	// ClaimOp is Recovery.ClaimOp: damage at rest cut ops up to it.
+	ClaimOp uint64
 	// Images serves and receives checkpoint images (state transfer); nil
 	// for a group of one.
 	Images Images
@@ -152,6 +154,10 @@ func Open(cfg Config) *Replica {
 	if sb.LogHeadOp > sb.CheckpointOp && !r.log.has(sb.LogHeadOp, sb.LogHeadChecksum) {
 		r.untrusted, r.claimOp = true, sb.LogHeadOp
 		r.marks.Hit("vsr.recovery.untrusted_log")
+	}
+	if cfg.ClaimOp > r.log.head() && r.count > 1 {
+		r.untrusted, r.claimOp = true, max(r.claimOp, cfg.ClaimOp)
+		r.marks.Hit("vsr.recovery.damaged_log")
 	}
 	switch {
 	case r.count == 1 || sb.Sequence == 0:
