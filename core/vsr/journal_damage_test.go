@@ -1,0 +1,60 @@
+package vsr
+
+import (
+	"testing"
+
+	"github.com/iggygo/iggy/core/mark"
+)
+
+// Damage at rest in the middle of a segment is told from a torn write:
+// whole prepares of later ops of the same view after the bad one make the
+// recovery claim them, so the replica votes its shorter log untrusted. A
+// torn tail (a prefix of the unsynced bytes kept), or leftovers of an older
+// view after it, claim nothing.
+// covers VSR-14, VSR-28
+func TestRecoverJournalDamageClaimsLaterOps(t *testing.T) {
+	data, ps := encodeOps(1, 6)
+	at := 0
+	for _, p := range ps[:3] {
+		at += PrepareHeaderSize + len(p.Body)
+	}
+	cases := []struct {
+		name  string
+		data  []byte
+		claim uint64
+	}{
+		{"op 4 rotted", flipByte(data, at+PrepareHeaderSize), 6},
+		{"torn after op 3", data[:at+10], 0},
+		{"op 4 rotted, nothing after", flipByte(data[:at+PrepareHeaderSize+len(ps[3].Body)], at+PrepareHeaderSize), 0},
+	}
+	for _, tc := range cases {
+		marks := make(mark.Counts)
+		rec := RecoverJournal(newJDisk(), "j", []RecoveredSegment{{1, tc.data}}, 0, 0, marks)
+		if len(rec.Prepares) != 3 || rec.ClaimOp != tc.claim {
+			t.Errorf("%s: kept %d prepares, claim %d, want 3 and %d", tc.name, len(rec.Prepares), rec.ClaimOp, tc.claim)
+		}
+	}
+	old := laterOp(data[at:], 3, 1) // ops 4..6 were written in view 0
+	if old != 0 {
+		t.Errorf("prepares of an older view claimed op %d", old)
+	}
+}
+
+func flipByte(b []byte, i int) []byte {
+	out := append([]byte(nil), b...)
+	out[i] ^= 0xFF
+	return out
+}
+
+// A replica opened with a damage claim past its log votes untrusted.
+// covers VSR-14
+func TestOpenWithDamageClaimIsUntrusted(t *testing.T) {
+	data, _ := encodeOps(1, 3)
+	rec := RecoverJournal(newJDisk(), "j", []RecoveredSegment{{1, data}}, 0, 0, nil)
+	sb := Superblock{Sequence: 2, View: 1, LogView: 1}
+	r := Open(Config{Replica: 1, Count: 3, Journal: rec.Journal, Superblock: sb, Prepares: rec.Prepares,
+		ClaimOp: 5, Images: &hnode{}})
+	if !r.Untrusted() || r.Op() != 3 {
+		t.Fatalf("untrusted %v op %d, want an untrusted log at op 3", r.Untrusted(), r.Op())
+	}
+}
