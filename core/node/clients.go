@@ -1,8 +1,10 @@
 package node
 
 import (
+	"cmp"
 	"encoding/binary"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
@@ -186,9 +188,7 @@ func (n *Node) endSessionsOf(userID uint32) {
 			ids = append(ids, id)
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool {
-		return ids[i].Hi < ids[j].Hi || (ids[i].Hi == ids[j].Hi && ids[i].Lo < ids[j].Lo)
-	})
+	slices.SortFunc(ids, compareClientIDs)
 	members := make([]metadata.ClientID, len(ids))
 	for i, id := range ids {
 		delete(n.clients, id)
@@ -200,4 +200,15 @@ func (n *Node) endSessionsOf(userID uint32) {
 			c.bound = false
 		}
 	}
+}
+
+// compareClientIDs orders client ids (Hi, then Lo), so no map order reaches
+// output.
+func compareClientIDs(a, b wire.U128) int {
+	return cmp.Or(cmp.Compare(a.Hi, b.Hi), cmp.Compare(a.Lo, b.Lo))
+}
+
+// sortedClientIDs returns the keys of a table keyed by client id, in order.
+func sortedClientIDs[V any](m map[wire.U128]V) []wire.U128 {
+	return slices.SortedFunc(maps.Keys(m), compareClientIDs)
 }

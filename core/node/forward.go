@@ -1,9 +1,7 @@
 package node
 
 import (
-	"cmp"
 	"encoding/binary"
-	"slices"
 
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
@@ -115,12 +113,7 @@ func (n *Node) expireForwards() {
 	if len(n.forwards) == 0 {
 		return
 	}
-	clients := make([]wire.U128, 0, len(n.forwards))
-	for id := range n.forwards {
-		clients = append(clients, id)
-	}
-	slices.SortFunc(clients, compareU128)
-	for _, id := range clients {
+	for _, id := range sortedClientIDs(n.forwards) {
 		f := n.forwards[id]
 		_, open := n.conns[f.w.conn.id]
 		if open && n.now.Ticks-f.sentAt < forwardTimeoutTicks {
@@ -143,13 +136,4 @@ func (n *Node) unknownOutcome(w waiter) {
 		return
 	}
 	n.reject(w.conn, w.header, wire.TransientNotCommitted)
-}
-
-func compareU128(a, b wire.U128) int {
-	switch {
-	case a.Hi != b.Hi:
-		return cmp.Compare(a.Hi, b.Hi)
-	default:
-		return cmp.Compare(a.Lo, b.Lo)
-	}
 }

@@ -2,7 +2,6 @@ package node
 
 import (
 	"errors"
-	"sort"
 
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/wire"
@@ -33,13 +32,7 @@ func (n *Node) encodeImage(op uint64) []byte {
 	meta := n.meta.Snapshot()
 	w.U32(uint32(len(meta)))
 	w.Bytes(meta)
-	ids := make([]wire.U128, 0, len(n.clients))
-	for id := range n.clients {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		return ids[i].Hi < ids[j].Hi || (ids[i].Hi == ids[j].Hi && ids[i].Lo < ids[j].Lo)
-	})
+	ids := sortedClientIDs(n.clients)
 	w.U32(uint32(len(ids)))
 	for _, id := range ids {
 		encodeClient(&w, id, n.clients[id])

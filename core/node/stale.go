@@ -1,8 +1,6 @@
 package node
 
 import (
-	"slices"
-
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
@@ -43,12 +41,7 @@ type idleSession struct{ session, since uint64 }
 // than the session timeout ago and that bound no connection since, so their
 // partitions go to live members.
 func (n *Node) expireIdleMembers(members map[metadata.ClientID]bool, timeout uint64) {
-	ids := make([]wire.U128, 0, len(n.idle))
-	for id := range n.idle {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, compareU128)
-	for _, id := range ids {
+	for _, id := range sortedClientIDs(n.idle) {
 		s := n.idle[id]
 		e, ok := n.clients[id]
 		switch {
