@@ -75,18 +75,8 @@ func (w *World) freshIdentity(c *client) {
 
 // stamp fills a request header by the SDK's rules (protocol-framing.md 4.5).
 func (c *client) stamp(code wire.Command) wire.RequestHeader {
-	op := wire.OperationForCommand(code)
-	h := wire.RequestHeader{Client: c.id, Operation: op}
-	switch {
-	case op == wire.OpRegister:
-	case op == wire.OpNonReplicated:
-		h.Request, h.Session, h.NRCode = c.counter, c.session, code
-	case op == wire.OpLogout || op.Metadata():
-		h.Request, h.Session = c.counter, c.session
-		c.counter++
-	default:
-		h.Request, h.Session = c.counter, c.session
-	}
+	h, next := wire.StampRequest(c.id, wire.OperationForCommand(code), code, c.counter, c.session)
+	c.counter = next
 	return h
 }
 
