@@ -77,21 +77,7 @@ func (h *Hub) Closed(id bus.ConnID) {
 
 // Deliver routes the node's reply to its connection; a reply for a
 // connection that has gone is dropped.
-func (h *Hub) Deliver(r bus.Reply) {
-	h.mu.Lock()
-	c := h.conns[r.Conn]
-	h.mu.Unlock()
-	if c == nil {
-		return
-	}
-	if len(r.Parts) > 0 && !c.Send(r) {
-		c.Close()
-		return
-	}
-	if r.Close {
-		c.Close()
-	}
-}
+func (h *Hub) Deliver(r bus.Reply) { h.DeliverThen(r, nil) }
 
 // DeliverThen is Deliver, calling written once the reply is written when
 // its connection reports writes (WriteReporter); otherwise never.
@@ -102,18 +88,21 @@ func (h *Hub) DeliverThen(r bus.Reply, written func()) {
 	if c == nil {
 		return
 	}
-	wr, reports := c.(WriteReporter)
-	if !reports || len(r.Parts) == 0 {
-		h.Deliver(r)
-		return
-	}
-	if !wr.SendThen(r, written) {
+	if len(r.Parts) > 0 && !send(c, r, written) {
 		c.Close()
 		return
 	}
 	if r.Close {
 		c.Close()
 	}
+}
+
+// send queues r on c, asking for the written report when c gives one.
+func send(c Conn, r bus.Reply, written func()) bool {
+	if wr, reports := c.(WriteReporter); reports && written != nil {
+		return wr.SendThen(r, written)
+	}
+	return c.Send(r)
 }
 
 // CloseAll closes every connection (shutdown).
