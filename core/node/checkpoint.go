@@ -47,7 +47,13 @@ func (n *Node) maybeCheckpoint() {
 // file the durable superblock names (found by the simulator, cluster seed
 // 1103: a power loss between the truncate and the write left it empty).
 func (n *Node) checkpointing() bool {
-	return n.ckpt != nil || n.readyCkpt != nil || n.installing != nil || n.sbWriting != nil && n.sbWriting.ckpt != nil
+	return n.installing != nil || n.imageInFlight()
+}
+
+// imageInFlight reports an image on its way to the superblock: being
+// written, durable and waiting, or in the superblock write in flight.
+func (n *Node) imageInFlight() bool {
+	return n.ckpt != nil || n.readyCkpt != nil || n.sbWriting != nil && n.sbWriting.ckpt != nil
 }
 
 // writeImage makes a checkpoint's image durable in its own file.

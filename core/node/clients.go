@@ -8,6 +8,7 @@ import (
 
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -70,24 +71,28 @@ func (e *client) lookup(request uint64) (receipt, bool) {
 // registerBody is the body of a KindRegister prepare: the user the client
 // id is registered for (the client id itself is in the prepare header), the
 // client table capacity of the replica that proposed it, and the session
-// the proposer saw for the client (0: none). Every replica applies the op
-// under that capacity, so all agree on a register at the cap whatever their
-// own configuration. The session seen makes a forwarded register that
-// arrives after a newer one of the same client stale: a login retried on
-// another replica after 57 must not overtake the session its client already
-// holds. A register the primary proposes itself is never late, and its
-// table may lag its own pipeline, so it is not checked (registerUnchecked).
-func (n *Node) registerBody(userID uint32, client wire.U128) []byte {
-	seen := uint64(registerUnchecked)
-	if n.replica != nil && n.replica.Full() {
-		seen = 0
-		if e, ok := n.clients[client]; ok {
-			seen = e.session
-		}
-	}
+// a backup saw for the client when it forwarded the register (stampSeen).
+// Every replica applies the op under that capacity, so all agree on a
+// register at the cap whatever their own configuration. A register the
+// primary proposes itself is never late, and its table may lag its own
+// pipeline, so it is not checked (registerUnchecked).
+func (n *Node) registerBody(userID uint32) []byte {
 	b := binary.LittleEndian.AppendUint32(nil, userID)
 	b = binary.LittleEndian.AppendUint32(b, uint32(n.clientsTableMax()))
-	return binary.LittleEndian.AppendUint64(b, seen)
+	return binary.LittleEndian.AppendUint64(b, registerUnchecked)
+}
+
+// stampSeen writes into a register body the client's session as this
+// replica sees it (0: none): a forwarded register that arrives after a
+// newer one of the same client is then stale, so a login retried on
+// another replica after 57 cannot overtake the session its client holds.
+func (n *Node) stampSeen(body []byte, client wire.U128) {
+	assert.That(len(body) == registerBodySize, "register body of %d bytes", len(body))
+	var seen uint64
+	if e, ok := n.clients[client]; ok {
+		seen = e.session
+	}
+	binary.LittleEndian.PutUint64(body[8:], seen)
 }
 
 // registerBodyV1Size is a body of the user alone, from before the capacity

@@ -45,8 +45,12 @@ func TestRegisterAppliesStampedCapacity(t *testing.T) {
 	if register(5, 7, []byte{1, 2, 3}) {
 		t.Error("a malformed register body applied")
 	}
-	if got := n.registerBody(7, wire.U128{Lo: 1}); len(got) != registerBodySize || binary.LittleEndian.Uint32(got[4:]) != 100 ||
+	got := n.registerBody(7)
+	if len(got) != registerBodySize || binary.LittleEndian.Uint32(got[4:]) != 100 ||
 		binary.LittleEndian.Uint64(got[8:]) != registerUnchecked {
-		t.Errorf("register body %x does not stamp the configured capacity", got)
+		t.Errorf("register body %x does not stamp the configured capacity, unchecked", got)
+	}
+	if n.stampSeen(got, wire.U128{Lo: 1}); binary.LittleEndian.Uint64(got[8:]) != 4 {
+		t.Errorf("a forwarded register body %x does not name the session 4 its proposer saw", got)
 	}
 }

@@ -237,7 +237,7 @@ func (im images) Chunk(cp vsr.Checkpoint, offset uint64, sizeMax int) ([]byte, b
 // checkpoint; the replica resumes once it is (Installed).
 func (n *Node) startInstall() {
 	in := n.installing
-	if in == nil || n.ckpt != nil || n.readyCkpt != nil || n.sbWriting != nil && n.sbWriting.ckpt != nil {
+	if in == nil || n.imageInFlight() {
 		return
 	}
 	n.installing = nil

@@ -41,6 +41,9 @@ func (n *Node) proposeFor(c *conn, h wire.RequestHeader, p vsr.Prepare, token st
 		if p.Kind != vsr.KindCommand {
 			p.Request = n.forwardNonce()
 		}
+		if p.Kind == vsr.KindRegister {
+			n.stampSeen(p.Body, h.Client)
+		}
 		n.forwards[h.Client] = forwarded{w: w, kind: p.Kind, request: p.Request, sentAt: n.now.Ticks}
 		n.forward(p)
 	default:

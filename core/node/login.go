@@ -68,7 +68,7 @@ func (n *Node) proposeRegister(c *conn, h wire.RequestHeader, userID uint32) {
 	p := vsr.Prepare{
 		Kind: vsr.KindRegister, Timestamp: n.now.NowMicros,
 		ClientLo: h.Client.Lo, ClientHi: h.Client.Hi, UserID: userID,
-		Operation: uint8(wire.OpRegister), Body: n.registerBody(userID, h.Client),
+		Operation: uint8(wire.OpRegister), Body: n.registerBody(userID),
 	}
 	if !n.proposeFor(c, h, p, "") {
 		n.reject(c, h, wire.TransientNotAccepted)
