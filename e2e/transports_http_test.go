@@ -97,15 +97,7 @@ func runHTTPScenario(t *testing.T, h *httpServer) scenarioResult {
 	sent := sendHTTPMessages(t, h, tok, topicPath, &res)
 	got := pollAllHTTP(t, h, tok, topicPath)
 	logTransportRate(t, transportHTTP, time.Since(start))
-	if len(got) != len(sent) {
-		t.Fatalf("polled %d messages, want %d", len(got), len(sent))
-	}
-	for i, m := range got {
-		if err := checkMessage(m, sent[i]); err != nil {
-			t.Fatal(err)
-		}
-		res.polled = append(res.polled, polledMessage{m.Offset, m.ID, m.Payload, m.Headers, m.Partition})
-	}
+	recordPolled(t, got, sent, &res)
 
 	offsets := topicPath + "/consumer-offsets"
 	h.do(t, "PUT", offsets, tok, obj{"consumer_id": 7, "partition_id": 0, "offset": transportStoredAt}).

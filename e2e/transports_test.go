@@ -179,15 +179,7 @@ func runTransportScenario(t *testing.T, tc transportCase) scenarioResult {
 	got := pollAll(t, root, stream, topic, 0)
 	elapsed := time.Since(start)
 	logTransportRate(t, tc.name, elapsed)
-	if len(got) != len(sent) {
-		t.Fatalf("polled %d messages, want %d", len(got), len(sent))
-	}
-	for i, m := range got {
-		if err := checkMessage(m, sent[i]); err != nil {
-			t.Fatal(err)
-		}
-		res.polled = append(res.polled, polledMessage{m.Offset, m.ID, m.Payload, m.Headers, m.Partition})
-	}
+	recordPolled(t, got, sent, &res)
 
 	if err := root.StoreOffset(client.Consumer(7), stream, topic, 0, transportStoredAt); err != nil {
 		t.Fatalf("store offset: %v", err)
@@ -211,6 +203,21 @@ func runTransportScenario(t *testing.T, tc transportCase) scenarioResult {
 }
 
 // logTransportRate logs the workload's messages per second on one transport.
+// recordPolled checks that got is exactly sent, in order, and keeps it for
+// the cross-transport comparison.
+func recordPolled(t *testing.T, got []client.ReceivedMessage, sent []sentMessage, res *scenarioResult) {
+	t.Helper()
+	if len(got) != len(sent) {
+		t.Fatalf("polled %d messages, want %d", len(got), len(sent))
+	}
+	for i, m := range got {
+		if err := checkMessage(m, sent[i]); err != nil {
+			t.Fatal(err)
+		}
+		res.polled = append(res.polled, polledMessage{m.Offset, m.ID, m.Payload, m.Headers, m.Partition})
+	}
+}
+
 func logTransportRate(t *testing.T, name string, elapsed time.Duration) {
 	t.Helper()
 	t.Logf("%s: sent %d messages in %d batches and polled them back in %v (%.0f messages/s)",
