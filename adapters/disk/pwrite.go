@@ -53,6 +53,19 @@ func (Pwrite) Open(path string, create bool) (int, error) {
 func (Pwrite) Close(fd int) error { return unix.Close(fd) }
 
 func (Pwrite) WriteAt(fd int, data [][]byte, offset int64) error {
+	return writeAll(data, offset, func(batch [][]byte, offset int64) (n int, err error) {
+		err = retryEINTR(func() (err error) {
+			n, err = unix.Pwritev(fd, batch, offset)
+			return err
+		})
+		return n, err
+	})
+}
+
+// writeAll writes data at offset with writev, which writes one batch of at
+// most iovecsPerCallMax buffers and may write short; it is shared by the
+// backends, which differ only in how one batch is written.
+func writeAll(data [][]byte, offset int64, writev func(batch [][]byte, offset int64) (int, error)) error {
 	// A private copy of the slice headers: a short write advances them, and the
 	// caller's Data must stay untouched.
 	bufs := make([][]byte, 0, len(data))
@@ -63,12 +76,7 @@ func (Pwrite) WriteAt(fd int, data [][]byte, offset int64) error {
 	}
 	// Every round writes at least one byte or returns, so the loop ends.
 	for len(bufs) > 0 {
-		batch := bufs[:min(len(bufs), iovecsPerCallMax)]
-		var n int
-		err := retryEINTR(func() (err error) {
-			n, err = unix.Pwritev(fd, batch, offset)
-			return err
-		})
+		n, err := writev(bufs[:min(len(bufs), iovecsPerCallMax)], offset)
 		if err != nil {
 			return err
 		}

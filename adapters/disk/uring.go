@@ -3,7 +3,6 @@ package disk
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"sync"
 	"time"
@@ -153,19 +152,11 @@ func (u *Uring) acquire() uint32    { return <-u.free }
 func (u *Uring) release(idx uint32) { u.free <- idx }
 
 func (u *Uring) WriteAt(fd int, data [][]byte, offset int64) error {
-	bufs := make([][]byte, 0, len(data))
-	for _, b := range data {
-		if len(b) > 0 {
-			bufs = append(bufs, b)
-		}
-	}
 	idx := u.acquire()
 	defer u.release(idx)
 	s := &u.slots[idx]
 	defer func() { clear(s.data); s.data = s.data[:0] }()
-	// Every round writes at least one byte or returns, so the loop ends.
-	for len(bufs) > 0 {
-		batch := bufs[:min(len(bufs), iovecsPerCallMax)]
+	return writeAll(data, offset, func(batch [][]byte, offset int64) (int, error) {
 		s.data = append(s.data[:0], batch...)
 		s.iov = s.iov[:0]
 		for _, b := range batch {
@@ -173,18 +164,9 @@ func (u *Uring) WriteAt(fd int, data [][]byte, offset int64) error {
 			v.SetLen(len(b))
 			s.iov = append(s.iov, v)
 		}
-		n, err := u.run(idx, sqe{opcode: ioringOpWritev, fd: int32(fd), off: uint64(offset),
+		return u.run(idx, sqe{opcode: ioringOpWritev, fd: int32(fd), off: uint64(offset),
 			addr: uint64(uintptr(unsafe.Pointer(&s.iov[0]))), len: uint32(len(s.iov))})
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return io.ErrShortWrite
-		}
-		offset += int64(n)
-		bufs = advance(bufs, n)
-	}
-	return nil
+	})
 }
 
 func (u *Uring) ReadAt(fd int, buf []byte, offset int64) (int, error) {
