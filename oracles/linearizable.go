@@ -1,6 +1,7 @@
 package oracles
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -177,25 +178,9 @@ func sortedParts[V any](m map[PartKey]V) []PartKey {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b PartKey) int {
-		switch {
-		case a.Stream != b.Stream:
-			return cmpString(a.Stream, b.Stream)
-		case a.Topic != b.Topic:
-			return cmpString(a.Topic, b.Topic)
-		}
-		return int(a.Partition) - int(b.Partition)
+		return cmp.Or(cmp.Compare(a.Stream, b.Stream), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
 	return keys
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // survives says whether a's acknowledgement promises it is still there at
@@ -241,7 +226,7 @@ func DescribePartition(h *History, k PartKey) string {
 			lines = append(lines, line{d.At, fmt.Sprintf("[%d] damage at offset %d", d.At, d.Offset)})
 		}
 	}
-	slices.SortStableFunc(lines, func(a, b line) int { return cmpTime(a.at, b.at) })
+	slices.SortStableFunc(lines, func(a, b line) int { return cmp.Compare(a.at, b.at) })
 	var b []byte
 	for _, l := range lines {
 		b = append(b, l.text...)

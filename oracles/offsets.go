@@ -1,6 +1,7 @@
 package oracles
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 )
@@ -87,15 +88,20 @@ func checkCurrentMonotonic(h *History) error {
 		epoch int
 	}
 	groups := map[group][]*Read{}
+	var order []group // first-seen order, so the violation reported does not depend on map order
 	for _, r := range h.Reads {
 		g := group{r.Part, r.Epoch}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
 		groups[g] = append(groups[g], r)
 	}
-	for _, rs := range groups {
+	for _, g := range order {
+		rs := groups[g]
 		byReturn := slices.Clone(rs)
-		slices.SortFunc(byReturn, func(a, b *Read) int { return cmpTime(a.Return, b.Return) })
+		slices.SortFunc(byReturn, func(a, b *Read) int { return cmp.Compare(a.Return, b.Return) })
 		byCall := slices.Clone(rs)
-		slices.SortFunc(byCall, func(a, b *Read) int { return cmpTime(a.Call, b.Call) })
+		slices.SortFunc(byCall, func(a, b *Read) int { return cmp.Compare(a.Call, b.Call) })
 		var best *Read
 		i := 0
 		for _, r := range byCall {
@@ -175,16 +181,6 @@ func describeAt(log []Msg, o uint64) string {
 
 func partName(k PartKey) string {
 	return fmt.Sprintf("partition %s/%s/%d", k.Stream, k.Topic, k.Partition)
-}
-
-func cmpTime(a, b Time) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (d Durability) String() string {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -145,26 +146,13 @@ func (p *peerNet) receive(tick uint64, to int) []node.PeerMessage {
 		pa.queue = pa.queue[:n]
 	}
 	slices.SortFunc(due, func(a, b envelope) int {
-		if a.at != b.at {
-			return cmpU64(a.at, b.at)
-		}
-		return cmpU64(a.seq, b.seq)
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq))
 	})
 	out := make([]node.PeerMessage, len(due))
 	for i, e := range due {
 		out[i] = e.msg
 	}
 	return out
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // drop loses everything in flight to replica to: its process is gone, and
