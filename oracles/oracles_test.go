@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/iggygo/iggy/core/mark"
 )
 
 var p0 = PartKey{Stream: "s", Topic: "t", Partition: 0}
@@ -111,5 +113,33 @@ func TestConsumerOffsets(t *testing.T) {
 	h.Gets[0].Value = 6
 	if err := CheckConsumerOffsets(h); err == nil {
 		t.Fatal("never-stored value passed")
+	}
+}
+
+// Within an epoch a read that starts after another returned never reports a
+// lower current offset; a later epoch (after a crash) may.
+func TestOffsetsCurrentMonotonic(t *testing.T) {
+	h := &History{Reads: []*Read{
+		{Part: p0, ByOffset: true, Count: 10, Current: 5, Call: 1, Return: 2, Epoch: 1},
+		{Part: p0, ByOffset: true, Count: 10, Current: 4, Call: 3, Return: 4, Epoch: 1},
+	}}
+	if err := CheckOffsets(h); err == nil || !strings.Contains(err.Error(), "went back") {
+		t.Fatalf("current went back: %v", err)
+	}
+	h.Reads[1].Epoch = 2
+	if err := CheckOffsets(h); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A sweep that never hit a required mark is vacuous and must fail.
+func TestCheckVacuity(t *testing.T) {
+	c := mark.Counts{MarkRestart: 1, MarkPorcupineRead: 3}
+	if err := CheckVacuity(c, SweepRequired...); err == nil || !strings.Contains(err.Error(), MarkLostUnsynced) {
+		t.Fatalf("missing mark: %v", err)
+	}
+	c.Hit(MarkLostUnsynced)
+	if err := CheckVacuity(c, SweepRequired...); err != nil {
+		t.Fatal(err)
 	}
 }
