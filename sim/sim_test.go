@@ -78,8 +78,6 @@ func TestKnobs(t *testing.T) {
 // recordAt finds the record holding a byte of a segment image.
 func TestRecordAt(t *testing.T) {
 	rec := func(base uint64, n int) []byte {
-		w := &World{}
-		_ = w
 		b := make([]byte, 256+48*n)
 		putU64(b[8:], base)
 		putU64(b[32:], uint64(len(b)))
