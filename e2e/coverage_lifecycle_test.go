@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"archive/zip"
-	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,27 +173,7 @@ func TestCovClientsTableMax(t *testing.T) {
 func TestCovSnapshotCarriesLogs(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true})
-	root := s.root()
-	w := wire.Writer{}
-	wire.SnapshotRequest{Compression: wire.SnapshotCompressionDeflated, Types: []uint8{wire.SnapshotTypeAll}}.Encode(&w)
-	h, body, err := root.Do(wire.OpNonReplicated, wire.CmdGetSnapshotFile, w.Buf)
-	if err != nil || h.Status != wire.OK {
-		t.Fatalf("snapshot: status %v err %v", h.Status, err)
-	}
-	zr, err := zip.NewReader(bytes.NewReader(body), int64(len(body)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts := map[string]string{}
-	for _, f := range zr.File {
-		r, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(r)
-		r.Close()
-		parts[f.Name] = string(b)
-	}
+	parts := snapshotAll(t, s.root())
 	if !strings.Contains(parts["server_logs.txt"], listeningMarker) {
 		t.Errorf("server_logs.txt lacks the server's own log lines:\n%.500s", parts["server_logs.txt"])
 	}
