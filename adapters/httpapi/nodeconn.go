@@ -122,21 +122,11 @@ func (c *nodeConn) alive() bool {
 
 func (c *nodeConn) aliveLocked() bool { return !c.isClosed() && c.session != 0 }
 
-// stampLocked builds the header for op by the SDK rules: Register sends
-// request and session 0; NR and partition ops send the current counter;
-// Logout and metadata ops consume it.
+// stampLocked builds the header for op by the SDK's request-numbering
+// rules (wire.StampRequest) and keeps the counter it leaves.
 func (c *nodeConn) stampLocked(op wire.Operation, code wire.Command) wire.RequestHeader {
-	h := wire.RequestHeader{Client: c.client, Operation: op}
-	switch {
-	case op == wire.OpRegister:
-	case op == wire.OpNonReplicated:
-		h.Request, h.Session, h.NRCode = c.counter, c.session, code
-	case op == wire.OpLogout || op.Metadata():
-		h.Request, h.Session = c.counter, c.session
-		c.counter++
-	default:
-		h.Request, h.Session = c.counter, c.session
-	}
+	h, next := wire.StampRequest(c.client, op, code, c.counter, c.session)
+	c.counter = next
 	return h
 }
 
