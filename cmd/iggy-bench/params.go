@@ -210,6 +210,16 @@ func (p *params) batchesPerActor() uint64 {
 	return max(1, perActor/uint64(p.MessagesPerBatch))
 }
 
+// messagesPerConsumer is what each consumer reads before it stops: its share
+// of --total-messages in whole batches; 0 (read until the time is up) when
+// the run has a duration instead.
+func (p *params) messagesPerConsumer() uint64 {
+	if p.TotalMessages == 0 {
+		return 0
+	}
+	return p.batchesPerActor() * uint64(p.MessagesPerBatch)
+}
+
 // prefillBatchesPerPartition is how many batches a consumer workload writes
 // into each partition it reads before it starts.
 func (p *params) prefillBatchesPerPartition(partitionsRead int) uint64 {

@@ -90,10 +90,7 @@ func (b *bench) pinnedConsumers(admin *client.Client, p *params) error {
 	if b.targets, err = prepareForReading(admin, p, batches); err != nil {
 		return err
 	}
-	var target uint64
-	if p.TotalMessages > 0 {
-		target = p.batchesPerActor() * uint64(p.MessagesPerBatch)
-	}
+	target := p.messagesPerConsumer()
 	for i := range p.Actors {
 		err := b.add(p, "consumer", i, p.Actors, func(c *client.Client) (worker, error) {
 			return newConsumer(c, p, b.targets[i], i, false, target), nil
@@ -112,10 +109,7 @@ func (b *bench) pairs(admin *client.Client, p *params) error {
 	if b.targets, err = createFresh(admin, p); err != nil {
 		return err
 	}
-	var target uint64
-	if p.TotalMessages > 0 {
-		target = p.batchesPerActor() * uint64(p.MessagesPerBatch)
-	}
+	target := p.messagesPerConsumer()
 	for i := range p.Actors {
 		t := b.targets[i]
 		if err := b.add(p, "producer", i, p.Actors, func(c *client.Client) (worker, error) {
