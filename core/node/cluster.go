@@ -98,7 +98,7 @@ func (b *booter) openCluster() {
 	for i, data := range b.data {
 		segs[i] = vsr.RecoveredSegment{FirstOp: b.segments[i].FirstOp, Data: data}
 	}
-	rec := vsr.RecoverJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, segs, b.sb.CheckpointOp, b.sb.CheckpointChecksum, n.cfg.Marks)
+	rec := vsr.RecoverJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, segs, b.sb.CheckpointOp, b.sb.CheckpointChecksum, b.sb.LogView, n.cfg.Marks)
 	if rec.CutBytes > 0 {
 		n.logf("%s: cut %d bytes of torn or corrupt tail; peers repair it", journalDir, rec.CutBytes)
 	}

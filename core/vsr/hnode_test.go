@@ -122,7 +122,7 @@ func (n *hnode) boot(created bool) {
 		segs = append(segs, RecoveredSegment{FirstOp: first, Data: img.Volatile})
 	}
 	slices.SortFunc(segs, func(x, y RecoveredSegment) int { return int(x.FirstOp) - int(y.FirstOp) })
-	rec := RecoverJournal(journalDisk{n}, journalDir, segs, sb.CheckpointOp, sb.CheckpointChecksum, c.marks)
+	rec := RecoverJournal(journalDisk{n}, journalDir, segs, sb.CheckpointOp, sb.CheckpointChecksum, sb.LogView, c.marks)
 	n.journal = rec.Journal
 	open := sb
 	if created {

@@ -69,7 +69,7 @@ type Journal struct {
 	disk          Disk
 	dir           string
 	segments      []Segment // oldest first; the last is written
-	pendingCreate bool      // the last segment's file is created at the next flush
+	pendingCreate bool      // the last segment's file is created at the first flush with none in flight
 	sizeBytes     uint64    // of the last segment, written or in flight
 	queued        []queuedPrepare
 	queuedBytes   uint64
@@ -106,7 +106,7 @@ func (j *Journal) startSegment() {
 	assert.That(len(j.segments) < segmentsMax, "journal: %d segments", len(j.segments))
 	j.segments = append(j.segments, Segment{FirstOp: j.queuedOp + 1})
 	j.sizeBytes = 0
-	j.disk.Submit(storage.Request{Op: storage.OpCreate, File: j.segmentPath(j.last())})
+	j.pendingCreate = true
 }
 
 // Append queues the sealed prepare raw of op; it becomes durable after a
@@ -120,8 +120,9 @@ func (j *Journal) Append(op uint64, raw []byte) {
 	j.queuedOp = op
 }
 
-// Rotate makes the ops after those queued now go to a new segment.
-func (j *Journal) Rotate() { j.rotate = true }
+// Rotate makes the ops after those queued now go to a new segment, unless
+// the last one is still empty (an empty segment is already a fresh start).
+func (j *Journal) Rotate() { j.rotate = j.last() <= j.queuedOp }
 
 // Flush writes every queued prepare and syncs, unless too many flushes are
 // in flight or deletes are pending; then it rotates if asked to.
@@ -130,6 +131,12 @@ func (j *Journal) Flush() {
 		return
 	}
 	if j.pendingCreate {
+		if len(j.flushes) > 0 {
+			// A segment starts only once every one before it synced, so
+			// unsynced bytes lie in the last segment alone and recovery can
+			// tell a crash's lost tail from damage at rest (cutClaim).
+			return
+		}
 		j.pendingCreate = false
 		j.disk.Submit(storage.Request{Op: storage.OpCreate, File: j.segmentPath(j.last())})
 	}
@@ -147,9 +154,7 @@ func (j *Journal) Flush() {
 	}
 	if j.rotate {
 		j.rotate = false
-		if j.last() <= j.queuedOp { // an empty segment is already a fresh start
-			j.startSegment()
-		}
+		j.startSegment()
 	}
 }
 

@@ -29,12 +29,12 @@ func TestRecoverJournalDamageClaimsLaterOps(t *testing.T) {
 	}
 	for _, tc := range cases {
 		marks := make(mark.Counts)
-		rec := RecoverJournal(newJDisk(), "j", []RecoveredSegment{{1, tc.data}}, 0, 0, marks)
+		rec := RecoverJournal(newJDisk(), "j", []RecoveredSegment{{1, tc.data}}, 0, 0, 0, marks)
 		if len(rec.Prepares) != 3 || rec.ClaimOp != tc.claim {
 			t.Errorf("%s: kept %d prepares, claim %d, want 3 and %d", tc.name, len(rec.Prepares), rec.ClaimOp, tc.claim)
 		}
 	}
-	old := laterOp(data[at:], 3, 1) // ops 4..6 were written in view 0
+	old := laterOp(data[at:], 1, 3, 1) // ops 4..6 were written in view 0
 	if old != 0 {
 		t.Errorf("prepares of an older view claimed op %d", old)
 	}
@@ -50,11 +50,36 @@ func flipByte(b []byte, i int) []byte {
 // covers VSR-14
 func TestOpenWithDamageClaimIsUntrusted(t *testing.T) {
 	data, _ := encodeOps(1, 3)
-	rec := RecoverJournal(newJDisk(), "j", []RecoveredSegment{{1, data}}, 0, 0, nil)
+	rec := RecoverJournal(newJDisk(), "j", []RecoveredSegment{{1, data}}, 0, 0, 0, nil)
 	sb := Superblock{Sequence: 2, View: 1, LogView: 1}
 	r := Open(Config{Replica: 1, Count: 3, Journal: rec.Journal, Superblock: sb, Prepares: rec.Prepares,
 		ClaimOp: 5, Images: &hnode{}})
 	if !r.Untrusted() || r.Op() != 3 {
 		t.Fatalf("untrusted %v op %d, want an untrusted log at op 3", r.Untrusted(), r.Op())
+	}
+}
+
+// Damage right after the checkpoint's op, in a segment before the last,
+// leaves no run to keep; the later segment was written only after the
+// damaged one synced, so its ops of the superblock's log view are claimed
+// (cluster seed 30358: a replica voted a trusted log that had lost a
+// durable op, and a new primary proposed a different op in its place).
+// covers VSR-14, VSR-28
+func TestRecoverJournalDamageAfterCheckpointClaimsLaterSegments(t *testing.T) {
+	a, ps := encodeOps(69, 73)
+	b, _ := encodeOps(74, 76)
+	at := 0
+	for _, p := range ps[:4] {
+		at += PrepareHeaderSize + len(p.Body)
+	}
+	rotted := flipByte(a, at+PrepareHeaderSize) // op 73's body
+	segs := []RecoveredSegment{{69, rotted}, {74, b}}
+	marks := make(mark.Counts)
+	rec := RecoverJournal(newJDisk(), "j", segs, 72, ps[3].Checksum, 0, marks)
+	if len(rec.Prepares) != 0 || rec.ClaimOp != 76 || marks["vsr.journal.damage_claimed"] != 1 {
+		t.Fatalf("kept %d prepares, claim %d, marks %v; want none kept and claim 76", len(rec.Prepares), rec.ClaimOp, marks.Names())
+	}
+	if rec := RecoverJournal(newJDisk(), "j", segs, 72, ps[3].Checksum, 1, nil); rec.ClaimOp != 0 {
+		t.Fatalf("ops of view 0 claimed under log view 1: %d", rec.ClaimOp)
 	}
 }

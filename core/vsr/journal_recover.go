@@ -30,7 +30,8 @@ type Recovery struct {
 
 // RecoverJournal rebuilds a journal from its segments (sorted by FirstOp)
 // after a restart, for a replica whose durable checkpoint is checkpointOp
-// with prepare checksum checkpointChecksum (0: unknown). It keeps the
+// with prepare checksum checkpointChecksum (0: unknown) and whose
+// superblock names logView. It keeps the
 // longest run of whole prepares of consecutive ops from checkpointOp+1 that
 // provably continues the checkpoint: the segments hold op checkpointOp with
 // that checksum, or the run starts a segment that begins right after the
@@ -40,7 +41,7 @@ type Recovery struct {
 // synced (a killed process leaves them in the page cache), so every kept
 // segment is synced before its ops count as durable. marks receives
 // "vsr.journal.tail_cut" and "vsr.journal.unverified_dropped".
-func RecoverJournal(disk Disk, dir string, segs []RecoveredSegment, checkpointOp, checkpointChecksum uint64, marks mark.Sink) Recovery {
+func RecoverJournal(disk Disk, dir string, segs []RecoveredSegment, checkpointOp, checkpointChecksum uint64, logView uint32, marks mark.Sink) Recovery {
 	j := &Journal{disk: disk, dir: dir, queuedOp: checkpointOp, durableOp: checkpointOp, writtenOp: checkpointOp, posBase: checkpointOp}
 	var rec Recovery
 	anchored := checkpointOp == 0 || checkpointChecksum == 0
@@ -80,14 +81,19 @@ func RecoverJournal(disk Disk, dir string, segs []RecoveredSegment, checkpointOp
 		if hasOpsAfter(segs, checkpointOp) && !anchored {
 			marks.Hit("vsr.journal.unverified_dropped")
 		}
+		if i, offset, ok := firstBadBytes(segs); ok {
+			if rec.ClaimOp = cutClaim(segs, i, offset, checkpointOp, logView); rec.ClaimOp > 0 {
+				marks.Hit("vsr.journal.damage_claimed")
+			}
+		}
 		return recoverEmpty(j, segs, checkpointOp, rec)
+	}
+	last := rec.Prepares[len(rec.Prepares)-1]
+	if rec.ClaimOp = cutClaim(segs, end, endOffset, last.Op, last.View); rec.ClaimOp > 0 {
+		marks.Hit("vsr.journal.damage_claimed")
 	}
 	if cut := uint64(len(segs[end].Data)) - endOffset; cut > 0 {
 		rec.CutBytes = cut
-		last := rec.Prepares[len(rec.Prepares)-1]
-		if rec.ClaimOp = laterOp(segs[end].Data[endOffset:], last.Op, last.View); rec.ClaimOp > 0 {
-			marks.Hit("vsr.journal.damage_claimed")
-		}
 		marks.Hit("vsr.journal.tail_cut")
 		j.addBarrier(disk.Submit(storage.Request{Op: storage.OpTruncate, File: j.segmentPath(segs[end].FirstOp), Offset: endOffset}))
 	}
@@ -119,6 +125,40 @@ func recoverEmpty(j *Journal, segs []RecoveredSegment, checkpointOp uint64, rec 
 	return rec
 }
 
+// cutClaim returns the highest op of the whole prepares, of view or later,
+// that the cut drops: those after byte endOffset of segment end. The journal starts a segment only once the ones before it
+// synced, so unsynced bytes lie in the last segment alone: every prepare
+// in an earlier one was durable and may have been acknowledged, and a cut
+// there was damage at rest. In the last segment a crash keeps a prefix of
+// the unsynced bytes, so only prepares after bad bytes prove damage.
+func cutClaim(segs []RecoveredSegment, end int, endOffset, after uint64, view uint32) uint64 {
+	var claim uint64
+	lastSeg := len(segs) - 1
+	for i := end; i <= lastSeg; i++ {
+		b := segs[i].Data
+		if i == end {
+			b = b[endOffset:]
+		}
+		if i == end && i == lastSeg {
+			claim = max(claim, laterOp(b, 1, after, view))
+			continue
+		}
+		claim = max(claim, laterOp(b, 0, after, view))
+	}
+	return claim
+}
+
+// firstBadBytes finds the first segment whose bytes are not all whole
+// prepares, and where they stop being.
+func firstBadBytes(segs []RecoveredSegment) (int, uint64, bool) {
+	for i, s := range segs {
+		if _, valid := Scan(s.Data); valid < len(s.Data) {
+			return i, uint64(valid), true
+		}
+	}
+	return 0, 0, false
+}
+
 func hasOpsAfter(segs []RecoveredSegment, op uint64) bool {
 	for _, s := range segs {
 		ps, _ := Scan(s.Data)
@@ -133,13 +173,13 @@ func hasOpsAfter(segs []RecoveredSegment, op uint64) bool {
 // damaged bytes is believed: a random match beyond it is not a prepare.
 const claimSearchOpsMax = 1 << 16
 
-// laterOp returns the highest op of the whole prepares found in b (the bytes
-// after the run, which ended at op after in view) that continue the run's
-// view or a later one, or 0. Prepares of older views are leftovers of a cut
-// whose truncate a crash undid, not ops the log lost.
-func laterOp(b []byte, after uint64, view uint32) uint64 {
+// laterOp returns the highest op after op after of the whole prepares found
+// in b from byte start on, of view or a later one, or 0. Prepares of older
+// views are leftovers of a cut whose truncate a crash undid, not ops the log
+// lost.
+func laterOp(b []byte, start int, after uint64, view uint32) uint64 {
 	var found uint64
-	for pos := 1; pos+PrepareHeaderSize <= len(b); pos++ {
+	for pos := start; pos+PrepareHeaderSize <= len(b); pos++ {
 		op := binary.LittleEndian.Uint64(b[pos+8:])
 		if op <= after || op > after+claimSearchOpsMax {
 			continue

@@ -118,6 +118,37 @@ func TestJournalRotateEmptySegment(t *testing.T) {
 	}
 }
 
+// A new segment is created, and written, only once every write to the
+// segments before it synced: a crash then leaves unsynced bytes in the
+// last segment alone, which is what lets recovery read bad bytes in an
+// earlier one as damage (cutClaim).
+// covers VSR-28
+func TestJournalSegmentStartsAfterSync(t *testing.T) {
+	jd := newJDisk()
+	jr := OpenJournal(jd, "j", nil, 0, 0)
+	appendOps(jr, 1, 2, 0)
+	jr.Flush()
+	jd.drain(t, jr)
+	appendOps(jr, 3, 3, 0)
+	jr.Rotate()
+	jr.Flush()
+	jd.take()
+	appendOps(jr, 4, 5, 0)
+	jr.Flush()
+	if got := jd.take(); got != "" {
+		t.Fatalf("segment 4 written before segment 1 synced: %s", got)
+	}
+	jd.drain(t, jr)
+	jr.Flush()
+	if got := jd.take(); got != "create j/00000000000000000004.wal; write j/00000000000000000004.wal; sync j/00000000000000000004.wal" {
+		t.Fatalf("requests: %s", got)
+	}
+	jd.drain(t, jr)
+	if jr.DurableOp() != 5 {
+		t.Fatalf("durable %d", jr.DurableOp())
+	}
+}
+
 // Truncation cuts queued ops, and flushed ops by truncating the file that
 // holds the first cut op and deleting later files; new ops land after it.
 func TestJournalTruncate(t *testing.T) {
@@ -126,6 +157,7 @@ func TestJournalTruncate(t *testing.T) {
 	appendOps(jr, 1, 5, 0)
 	jr.Rotate()
 	jr.Flush()
+	jd.drain(t, jr) // segment 6 is created once segment 1 synced
 	appendOps(jr, 6, 8, 0)
 	jr.Flush()
 	appendOps(jr, 9, 9, 0)
@@ -199,10 +231,11 @@ func encodeOps(from, to uint64) ([]byte, []Prepare) {
 	return b, ps
 }
 
-// A torn tail in a segment before the last (its unsynced writes lost while
-// a later segment's were synced) ends the run there; its whole prepares
-// are kept, the later segment deleted, and new ops continue in it.
-// covers STOR-45
+// Bad bytes in a segment before the last end the run there; its whole
+// prepares are kept, the later segment deleted, and new ops continue in it.
+// A segment starts only once those before it synced, so the bad bytes are
+// damage at rest and the later segment's ops are claimed.
+// covers STOR-45, VSR-14
 func TestRecoverJournalTornMiddleSegment(t *testing.T) {
 	a, _ := encodeOps(1, 10)
 	b, _ := encodeOps(11, 14)
@@ -213,9 +246,9 @@ func TestRecoverJournalTornMiddleSegment(t *testing.T) {
 	jd.d.PutFile(seg(11), torn)
 	jd.d.PutFile(seg(20), c)
 	marks := make(mark.Counts)
-	rec := RecoverJournal(jd, "j", []RecoveredSegment{{1, a}, {11, torn}, {20, c}}, 0, 0, marks)
-	if n := len(rec.Prepares); n != 14 || rec.CutBytes != 30 || marks["vsr.journal.tail_cut"] != 1 {
-		t.Fatalf("%d prepares, %d bytes cut, marks %v", n, rec.CutBytes, marks.Names())
+	rec := RecoverJournal(jd, "j", []RecoveredSegment{{1, a}, {11, torn}, {20, c}}, 0, 0, 0, marks)
+	if n := len(rec.Prepares); n != 14 || rec.CutBytes != 30 || marks["vsr.journal.tail_cut"] != 1 || rec.ClaimOp != 22 {
+		t.Fatalf("%d prepares, %d bytes cut, claim %d, marks %v", n, rec.CutBytes, rec.ClaimOp, marks.Names())
 	}
 	jr := rec.Journal
 	if jr.DurableOp() != 0 || jr.WrittenOp() != 14 {
@@ -255,7 +288,7 @@ func TestRecoverJournalAnchor(t *testing.T) {
 				jd.d.PutFile(seg(s.FirstOp), s.Data)
 			}
 			marks := make(mark.Counts)
-			rec := RecoverJournal(jd, "j", tc.segs, 5, tc.checksum, marks)
+			rec := RecoverJournal(jd, "j", tc.segs, 5, tc.checksum, 0, marks)
 			if len(rec.Prepares) != tc.kept {
 				t.Fatalf("kept %d, want %d", len(rec.Prepares), tc.kept)
 			}

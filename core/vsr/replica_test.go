@@ -81,7 +81,7 @@ func TestReplicaCountBound(t *testing.T) {
 	open := func(count uint8) (panicked bool) {
 		defer func() { panicked = recover() != nil }()
 		jd := newJDisk()
-		rec := RecoverJournal(jd, "j", nil, 0, 0, nil)
+		rec := RecoverJournal(jd, "j", nil, 0, 0, 0, nil)
 		Open(Config{Replica: 0, Count: count, Journal: rec.Journal, Images: &hnode{}})
 		return false
 	}
