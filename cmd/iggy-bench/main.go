@@ -63,11 +63,25 @@ func bench1(p *params, out, errOut io.Writer) error {
 		}
 		defer stop()
 	}
+	var cpuStart cpuSample
+	if p.ServerPID > 0 {
+		if cpuStart, err = sampleCPU(p.ServerPID); err != nil {
+			return err
+		}
+	}
 	r := runner{p: p}
 	if err := r.run(b.actors, errOut, isTerminal(errOut)); err != nil {
 		return err
 	}
 	res := buildResult(p, b.actors)
+	if p.ServerPID > 0 {
+		cpuEnd, err := sampleCPU(p.ServerPID)
+		if err != nil {
+			return err
+		}
+		u := usageBetween(cpuStart, cpuEnd, res.TotalBytes)
+		res.CPU = &u
+	}
 	if p.JSON {
 		if err := writeJSON(out, res); err != nil {
 			return err

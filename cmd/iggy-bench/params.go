@@ -58,6 +58,7 @@ type params struct {
 	SegmentSize      string  `json:"segment_size,omitempty"`
 	JSON             bool    `json:"-"`
 	Cleanup          bool    `json:"cleanup,omitempty"`
+	ServerPID        int     `json:"server_pid,omitempty"`
 
 	duration time.Duration
 	warmup   time.Duration
@@ -88,6 +89,7 @@ func parseParams(args []string, errOut io.Writer) (params, error) {
 	fs.StringVar(&p.SegmentSize, "segment-size", "", `topic option segment_size, e.g. "256 MiB"; empty = server default`)
 	fs.BoolVar(&p.JSON, "json", false, "print one JSON object instead of text")
 	fs.BoolVar(&p.Cleanup, "cleanup", false, "delete the bench streams at the end")
+	fs.IntVar(&p.ServerPID, "server-pid", 0, "the server's process id (same machine): report its CPU seconds and the bench's over the run (after the logins, warm-up included), and per GB")
 	fs.Usage = func() {
 		fmt.Fprintf(errOut, "usage: iggy-bench <%s> [flags]\n", strings.Join(workloads, "|"))
 		fs.PrintDefaults()
@@ -196,6 +198,7 @@ func (p *params) validate() error {
 	check(p.duration >= 0 && p.warmup >= 0, "durations must not be negative")
 	check(p.Durability == "none" || p.Durability == "replicated" || p.Durability == "persisted",
 		"--durability %q: want none, replicated or persisted", p.Durability)
+	check(p.ServerPID >= 0, "--server-pid must not be negative")
 	check(p.StreamPrefix != "" && len(p.StreamPrefix) <= 200, "--stream-prefix must be 1..200 bytes")
 	return errors.Join(errs...)
 }

@@ -25,6 +25,7 @@ type result struct {
 	Producers *stats.Summary `json:"producers,omitempty"`
 	Consumers *stats.Summary `json:"consumers,omitempty"`
 	PerActor  []actorResult  `json:"per_actor"`
+	CPU       *cpuUsage      `json:"cpu,omitempty"` // with --server-pid
 }
 
 func buildResult(p *params, actors []*actor) result {
@@ -82,4 +83,8 @@ func writeText(w io.Writer, r result) {
 		line("consumers", *r.Consumers)
 	}
 	line("total", r.Summary)
+	if r.CPU != nil {
+		fmt.Fprintf(w, "cpu        server %.2f s (%.3f s/GB), bench %.2f s (%.3f s/GB)\n",
+			r.CPU.ServerSec, r.CPU.ServerSecPerGB, r.CPU.BenchSec, r.CPU.BenchSecPerGB)
+	}
 }

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os"
+	"testing"
+)
+
+// No requirement names CPU per GB; it is a tool for the data path work (issue 5).
+func TestProcCPUSecondsOfSelf(t *testing.T) {
+	spin := 0
+	for i := range 20_000_000 {
+		spin += i
+	}
+	_ = spin
+	s, err := sampleCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.server < 0 || s.bench < 0 || s.server > s.bench+1 {
+		t.Fatalf("implausible sample %+v", s)
+	}
+	if _, err := procCPUSeconds("0"); err == nil {
+		t.Fatal("pid 0 has no stat file; want an error")
+	}
+}
+
+func TestUsageBetweenPerGB(t *testing.T) {
+	u := usageBetween(cpuSample{server: 1, bench: 2}, cpuSample{server: 3, bench: 3}, 4e9)
+	if u.ServerSec != 2 || u.BenchSec != 1 || u.ServerSecPerGB != 0.5 || u.BenchSecPerGB != 0.25 {
+		t.Fatalf("usage %+v", u)
+	}
+	if z := usageBetween(cpuSample{}, cpuSample{server: 1}, 0); z.ServerSecPerGB != 0 {
+		t.Fatalf("no bytes must give no per-GB figure, got %+v", z)
+	}
+}

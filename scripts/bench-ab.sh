@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# bench-ab.sh: our server at a base commit against the working tree, side by
+# side in one run on this machine: pinned producer x8 and pinned consumer x8
+# (warm), 1000-byte messages in batches of 1000. The two servers take turns
+# (base, new, base, new, ...), never running at once, each on a fresh data
+# directory, so load from other work on the machine falls on both alike.
+# Besides MB/s it prints the server's CPU seconds per GB of payload over the
+# measured run (iggy-bench --server-pid), the steadier figure on a shared
+# machine.
+#
+#   scripts/bench-ab.sh                      # base HEAD, 2 rounds of 10 s
+#   AB_BASE=abc123 AB_ROUNDS=3 AB_DURATION=5s scripts/bench-ab.sh
+#   AB_WORKLOADS=producer scripts/bench-ab.sh   # producer, consumer, or both
+#
+# The base is built from `git archive` of AB_BASE into the work directory
+# (the repository is not touched); every process started is stopped by its
+# PID. Per run: JSON and server log under AB_WORK (default .bench/ab).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BASE=${AB_BASE:-HEAD}
+ROUNDS=${AB_ROUNDS:-2}
+DURATION=${AB_DURATION:-10s}
+WORKLOADS=${AB_WORKLOADS:-producer consumer}
+WORK=${AB_WORK:-$ROOT/.bench/ab}
+ADDR=${AB_ADDR:-127.0.0.1:18390}
+IO_BACKEND=${AB_IO_BACKEND:-auto}
+START_TIMEOUT_S=30
+STOP_TIMEOUT_S=20
+ROUNDS_MAX=20
+
+if [[ ! $DURATION =~ ^[0-9]+s$ ]]; then
+	echo "AB_DURATION must be whole seconds, like 10s" >&2
+	exit 2
+fi
+if ((ROUNDS < 1 || ROUNDS > ROUNDS_MAX)); then
+	echo "AB_ROUNDS must be 1..$ROUNDS_MAX" >&2
+	exit 2
+fi
+
+mkdir -p "$ROOT/.bench" "$WORK"
+echo '*' >"$ROOT/.bench/.gitignore" # nothing under .bench is ever committed
+cd "$ROOT"
+
+echo "== building base ($BASE) and new (working tree)" >&2
+rm -rf "$WORK/base-src"
+mkdir -p "$WORK/base-src" "$WORK/bin"
+git archive "$BASE" | tar -x -C "$WORK/base-src"
+(cd "$WORK/base-src" && go build -o "$WORK/bin/iggy-server.base" ./cmd/iggy-server)
+go build -o "$WORK/bin/iggy-server.new" ./cmd/iggy-server
+go build -o "$WORK/bin/iggy-bench" ./cmd/iggy-bench # the new bench drives both
+
+SERVER_PID=
+stop_server() {
+	local i
+	[[ -n $SERVER_PID ]] || return 0
+	if kill -TERM "$SERVER_PID" 2>/dev/null; then
+		for ((i = 0; i < STOP_TIMEOUT_S * 10; i++)); do
+			kill -0 "$SERVER_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$SERVER_PID" 2>/dev/null && kill -KILL "$SERVER_PID" 2>/dev/null
+	fi
+	wait "$SERVER_PID" 2>/dev/null || true
+	SERVER_PID=
+}
+trap stop_server EXIT INT TERM
+
+# start_server WHICH RUN: the WHICH binary on a fresh data directory.
+start_server() {
+	local which=$1 run=$2 data=$WORK/data i
+	rm -rf "$data"
+	env -i PATH="$PATH" HOME="${HOME:-/root}" \
+		IGGY_SYSTEM_PATH="$data" IGGY_TCP_ADDRESS="$ADDR" IGGY_HTTP_ENABLED=false \
+		IGGY_QUIC_ENABLED=false IGGY_WEBSOCKET_ENABLED=false IGGY_SYSTEM_IO_BACKEND="$IO_BACKEND" \
+		IGGYGO_CPU_PROFILE="$WORK/$run.prof" \
+		"$WORK/bin/iggy-server.$which" --with-default-root-credentials >"$WORK/$run.log" 2>&1 &
+	SERVER_PID=$!
+	for ((i = 0; i < START_TIMEOUT_S * 10; i++)); do
+		grep -q "tcp listening on" "$WORK/$run.log" 2>/dev/null && return 0
+		kill -0 "$SERVER_PID" 2>/dev/null || { tail -20 "$WORK/$run.log" >&2; return 1; }
+		sleep 0.1
+	done
+	echo "server not ready after ${START_TIMEOUT_S}s" >&2
+	return 1
+}
+
+COMMON=(--addr "$ADDR" --actors 8 --message-size 1000 --messages-per-batch 1000)
+
+# measure WHICH WORKLOAD ROUND: one measured run into its JSON file.
+measure() {
+	local which=$1 workload=$2 round=$3 run=$2.$1.$3
+	start_server "$which" "$run"
+	if [[ $workload == consumer ]]; then
+		# Warm pass: writes the data and reads it once; then the profile starts over.
+		"$WORK/bin/iggy-bench" pinned-consumer "${COMMON[@]}" --duration 2s >/dev/null 2>"$WORK/$run.warm.err"
+		kill -USR1 "$SERVER_PID"
+	fi
+	"$WORK/bin/iggy-bench" "pinned-$workload" "${COMMON[@]}" --duration "$DURATION" \
+		--server-pid "$SERVER_PID" --json >"$WORK/$run.json" 2>"$WORK/$run.err" ||
+		{ echo "iggy-bench failed ($run):" >&2; tail -5 "$WORK/$run.err" >&2; }
+	stop_server
+	rm -rf "$WORK/data"
+}
+
+for workload in $WORKLOADS; do
+	for ((round = 1; round <= ROUNDS; round++)); do
+		for which in base new; do
+			echo "== $workload x8, $which, round $round" >&2
+			measure "$which" "$workload" "$round"
+		done
+	done
+done
+
+echo "base $(git rev-parse --short "$BASE"), new = working tree ($(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes')); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-10s %-5s %5s %9s %14s %13s %8s %8s\n' workload build round MB/s server-cpu-s s/GB-server s/GB-bench p99-ms
+for workload in $WORKLOADS; do
+	for which in base new; do
+		for ((round = 1; round <= ROUNDS; round++)); do
+			f=$WORK/$workload.$which.$round.json
+			[[ -s $f ]] || { printf '%-10s %-5s %5d %9s\n' "$workload" "$which" "$round" failed; continue; }
+			python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r.get("cpu") or {}
+print("%-10s %-5s %5s %9.1f %14.2f %13.3f %8.3f %8.1f" % (sys.argv[2], sys.argv[3], sys.argv[4], r["mb_per_sec"],
+    c.get("server_cpu_sec", 0), c.get("server_cpu_sec_per_gb", 0), c.get("bench_cpu_sec_per_gb", 0), r["p99_ms"]))
+' "$f" "$workload" "$which" "$round"
+		done
+	done
+done
