@@ -21,8 +21,8 @@ var ErrSize = errors.New("frame size out of range")
 var ErrTrailing = errors.New("data after the frame")
 
 // Read reads the 256-byte header, checks 256 <= size <= sizeMax, then reads
-// the body into the same buffer. The buffer is new: the node may keep slices
-// of it (bus.ClientFrame). An I/O error of r is returned wrapped as is.
+// the body into the same buffer. The buffer is new (NewBuffer: not zeroed,
+// every byte is read into it): the node may keep slices of it (bus.ClientFrame). An I/O error of r is returned wrapped as is.
 func Read(r io.Reader, sizeMax uint32) ([]byte, error) {
 	assert.That(sizeMax >= wire.HeaderSize && sizeMax <= wire.FrameSizeMax, "frame size cap %d", sizeMax)
 	var head [wire.HeaderSize]byte
@@ -33,7 +33,7 @@ func Read(r io.Reader, sizeMax uint32) ([]byte, error) {
 	if code != wire.OK || p.Size > sizeMax {
 		return nil, fmt.Errorf("%w: header declares %d bytes, cap %d", ErrSize, p.Size, sizeMax)
 	}
-	frame := make([]byte, p.Size)
+	frame := NewBuffer(int(p.Size))
 	copy(frame, head[:])
 	if _, err := io.ReadFull(r, frame[wire.HeaderSize:]); err != nil {
 		return nil, shortOr(err, "body")

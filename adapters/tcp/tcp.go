@@ -13,6 +13,7 @@ import (
 	"net"
 	"sync"
 
+	"github.com/iggygo/iggy/adapters/framing"
 	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
@@ -87,7 +88,9 @@ func (s *Server) readLoop(c *conn) {
 		if size < wire.HeaderSize || size > s.frameSizeMax {
 			return // protocol-framing.md 1.1: a bad size closes the connection
 		}
-		frame := make([]byte, size)
+		// Not zeroed: the header and the body below fill every byte, and a
+		// frame that fails to arrive whole is dropped.
+		frame := framing.NewBuffer(int(size))
 		copy(frame, header[:])
 		if _, err := io.ReadFull(c.nc, frame[wire.HeaderSize:]); err != nil {
 			return
