@@ -11,6 +11,10 @@
 #   scripts/bench-ab.sh                      # base HEAD, 2 rounds of 10 s
 #   AB_BASE=abc123 AB_ROUNDS=3 AB_DURATION=5s scripts/bench-ab.sh
 #   AB_WORKLOADS=producer scripts/bench-ab.sh   # producer, consumer, or both
+#   AB_BASE=worktree AB_BASE_IO_BACKEND=pwrite AB_NEW_IO_BACKEND=uring \
+#     scripts/bench-ab.sh                    # one build, two configurations
+#   AB_BASE=worktree AB_NEW_ENV="GOMAXPROCS=4" scripts/bench-ab.sh
+#                                            # extra VAR=VALUE for a side's server
 #
 # The base is built from `git archive` of AB_BASE into the work directory
 # (the repository is not touched); every process started is stopped by its
@@ -25,6 +29,10 @@ WORKLOADS=${AB_WORKLOADS:-producer consumer}
 WORK=${AB_WORK:-$ROOT/.bench/ab}
 ADDR=${AB_ADDR:-127.0.0.1:18390}
 IO_BACKEND=${AB_IO_BACKEND:-auto}
+BASE_IO_BACKEND=${AB_BASE_IO_BACKEND:-$IO_BACKEND}
+NEW_IO_BACKEND=${AB_NEW_IO_BACKEND:-$IO_BACKEND}
+read -r -a BASE_ENV <<<"${AB_BASE_ENV:-}"
+read -r -a NEW_ENV <<<"${AB_NEW_ENV:-}"
 START_TIMEOUT_S=30
 STOP_TIMEOUT_S=20
 ROUNDS_MAX=20
@@ -43,11 +51,16 @@ echo '*' >"$ROOT/.bench/.gitignore" # nothing under .bench is ever committed
 cd "$ROOT"
 
 echo "== building base ($BASE) and new (working tree)" >&2
-rm -rf "$WORK/base-src"
-mkdir -p "$WORK/base-src" "$WORK/bin"
-git archive "$BASE" | tar -x -C "$WORK/base-src"
-(cd "$WORK/base-src" && go build -o "$WORK/bin/iggy-server.base" ./cmd/iggy-server)
+mkdir -p "$WORK/bin"
 go build -o "$WORK/bin/iggy-server.new" ./cmd/iggy-server
+if [[ $BASE == worktree ]]; then
+	cp "$WORK/bin/iggy-server.new" "$WORK/bin/iggy-server.base"
+else
+	rm -rf "$WORK/base-src"
+	mkdir -p "$WORK/base-src"
+	git archive "$BASE" | tar -x -C "$WORK/base-src"
+	(cd "$WORK/base-src" && go build -o "$WORK/bin/iggy-server.base" ./cmd/iggy-server)
+fi
 go build -o "$WORK/bin/iggy-bench" ./cmd/iggy-bench # the new bench drives both
 
 SERVER_PID=
@@ -68,12 +81,13 @@ trap stop_server EXIT INT TERM
 
 # start_server WHICH RUN: the WHICH binary on a fresh data directory.
 start_server() {
-	local which=$1 run=$2 data=$WORK/data i
+	local which=$1 run=$2 data=$WORK/data i backend=$NEW_IO_BACKEND extra=("${NEW_ENV[@]}")
+	[[ $which == base ]] && backend=$BASE_IO_BACKEND extra=("${BASE_ENV[@]}")
 	rm -rf "$data"
 	env -i PATH="$PATH" HOME="${HOME:-/root}" \
 		IGGY_SYSTEM_PATH="$data" IGGY_TCP_ADDRESS="$ADDR" IGGY_HTTP_ENABLED=false \
-		IGGY_QUIC_ENABLED=false IGGY_WEBSOCKET_ENABLED=false IGGY_SYSTEM_IO_BACKEND="$IO_BACKEND" \
-		IGGYGO_CPU_PROFILE="$WORK/$run.prof" \
+		IGGY_QUIC_ENABLED=false IGGY_WEBSOCKET_ENABLED=false IGGY_SYSTEM_IO_BACKEND="$backend" \
+		IGGYGO_CPU_PROFILE="$WORK/$run.prof" "${extra[@]}" \
 		"$WORK/bin/iggy-server.$which" --with-default-root-credentials >"$WORK/$run.log" 2>&1 &
 	SERVER_PID=$!
 	for ((i = 0; i < START_TIMEOUT_S * 10; i++)); do
@@ -83,6 +97,25 @@ start_server() {
 	done
 	echo "server not ready after ${START_TIMEOUT_S}s" >&2
 	return 1
+}
+
+# busy_cpu_s: CPU seconds the whole machine spent busy since boot (user,
+# nice, system, irq, softirq, steal), to tell how much ran beside a run.
+busy_cpu_s() {
+	awk '/^cpu /{printf "%.2f", ($2+$3+$4+$7+$8+$9)/100}' /proc/stat
+}
+
+# wait_quiet: up to AB_QUIET_WAIT_S seconds for a second in which other work
+# keeps less than a quarter of one core busy, so a pair of runs starts alike.
+wait_quiet() {
+	local i a b
+	for ((i = 0; i < ${AB_QUIET_WAIT_S:-60}; i++)); do
+		a=$(busy_cpu_s)
+		sleep 1
+		b=$(busy_cpu_s)
+		awk -v a="$a" -v b="$b" 'BEGIN{exit !(b-a < 0.25)}' && return 0
+	done
+	echo "machine still busy after ${AB_QUIET_WAIT_S:-60}s; running anyway" >&2
 }
 
 COMMON=(--addr "$ADDR" --actors 8 --message-size 1000 --messages-per-batch 1000)
@@ -96,15 +129,20 @@ measure() {
 		"$WORK/bin/iggy-bench" pinned-consumer "${COMMON[@]}" --duration 2s >/dev/null 2>"$WORK/$run.warm.err"
 		kill -USR1 "$SERVER_PID"
 	fi
+	local busy0 busy1
+	busy0=$(busy_cpu_s)
 	"$WORK/bin/iggy-bench" "pinned-$workload" "${COMMON[@]}" --duration "$DURATION" \
 		--server-pid "$SERVER_PID" --json >"$WORK/$run.json" 2>"$WORK/$run.err" ||
 		{ echo "iggy-bench failed ($run):" >&2; tail -5 "$WORK/$run.err" >&2; }
+	busy1=$(busy_cpu_s)
+	awk -v a="$busy0" -v b="$busy1" 'BEGIN{printf "%.2f\n", b-a}' >"$WORK/$run.busy"
 	stop_server
 	rm -rf "$WORK/data"
 }
 
 for workload in $WORKLOADS; do
 	for ((round = 1; round <= ROUNDS; round++)); do
+		wait_quiet
 		for which in base new; do
 			echo "== $workload x8, $which, round $round" >&2
 			measure "$which" "$workload" "$round"
@@ -112,8 +150,12 @@ for workload in $WORKLOADS; do
 	done
 done
 
-echo "base $(git rev-parse --short "$BASE"), new = working tree ($(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes')); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-10s %-5s %5s %9s %14s %13s %8s %8s\n' workload build round MB/s server-cpu-s s/GB-server s/GB-bench p99-ms
+base_name=$BASE
+[[ $BASE == worktree ]] || base_name=$(git rev-parse --short "$BASE")
+echo "base $base_name (io $BASE_IO_BACKEND ${BASE_ENV[*]}), new (io $NEW_IO_BACKEND ${NEW_ENV[*]}) = working tree ($(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes')); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "(others-cpu-s: what the whole machine spent beyond the server and the bench during the run: kernel"
+echo " threads working for them, such as writeback, and other work; high values mean a disturbed run)"
+printf '%-10s %-5s %5s %9s %14s %13s %8s %8s %13s\n' workload build round MB/s server-cpu-s s/GB-server s/GB-bench p99-ms others-cpu-s
 for workload in $WORKLOADS; do
 	for which in base new; do
 		for ((round = 1; round <= ROUNDS; round++)); do
@@ -123,9 +165,11 @@ for workload in $WORKLOADS; do
 import json, sys
 r = json.load(open(sys.argv[1]))
 c = r.get("cpu") or {}
-print("%-10s %-5s %5s %9.1f %14.2f %13.3f %8.3f %8.1f" % (sys.argv[2], sys.argv[3], sys.argv[4], r["mb_per_sec"],
-    c.get("server_cpu_sec", 0), c.get("server_cpu_sec_per_gb", 0), c.get("bench_cpu_sec_per_gb", 0), r["p99_ms"]))
-' "$f" "$workload" "$which" "$round"
+busy = float(open(sys.argv[5]).read())
+others = busy - c.get("server_cpu_sec", 0) - c.get("bench_cpu_sec", 0)
+print("%-10s %-5s %5s %9.1f %14.2f %13.3f %8.3f %8.1f %13.2f" % (sys.argv[2], sys.argv[3], sys.argv[4], r["mb_per_sec"],
+    c.get("server_cpu_sec", 0), c.get("server_cpu_sec_per_gb", 0), c.get("bench_cpu_sec_per_gb", 0), r["p99_ms"], others))
+' "$f" "$workload" "$which" "$round" "${f%.json}.busy"
 		done
 	done
 done

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -27,17 +29,27 @@ const (
 
 // Uring is the io_uring Backend: writes (writev), reads and fdatasync go
 // through one ring shared by the Disk's workers; each call queues one entry,
-// submits it and sleeps until the reaper goroutine hands back its completion.
+// submits it and sleeps on its slot until the completion is delivered.
 // Everything else (open, close, truncate, directory operations) is Pwrite's.
 // Memory handed to the kernel (iovecs, buffers) is heap memory referenced
 // from the call's slot until its completion arrives, so it neither moves nor
 // is freed while the kernel uses it.
+//
+// Completions are delivered by whoever drains the completion ring first: the
+// caller right after its submission (a read served from the page cache
+// completes inside io_uring_enter, so it needs no other goroutine) or the
+// reaper, which waits for the ring's eventfd in Go's netpoller. No thread
+// ever blocks in io_uring_enter: a goroutine blocked in a system call holds
+// its thread and, until sysmon takes it back, one of the machine's two Ps.
 type Uring struct {
 	Pwrite
 	r         *ring
 	mu        sync.Mutex // the submission queue
+	cqMu      sync.Mutex // the completion queue
+	efd       *os.File   // signalled by the kernel for every completion
 	slots     []uringSlot
 	free      chan uint32 // indexes of idle slots
+	closing   atomic.Bool // the closing no-op completed
 	reaped    chan struct{}
 	closeOnce sync.Once
 }
@@ -59,8 +71,18 @@ func NewUring() (*Uring, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Uring{r: r, slots: make([]uringSlot, r.entries), free: make(chan uint32, r.entries),
-		reaped: make(chan struct{})}
+	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		r.close()
+		return nil, fmt.Errorf("%w: eventfd: %w", errUringUnsupported, err)
+	}
+	if err := r.registerEventfd(efd); err != nil {
+		_ = unix.Close(efd)
+		r.close()
+		return nil, err
+	}
+	u := &Uring{r: r, efd: os.NewFile(uintptr(efd), "io_uring-completions"), slots: make([]uringSlot, r.entries),
+		free: make(chan uint32, r.entries), reaped: make(chan struct{})}
 	for i := range u.slots {
 		u.slots[i].done = make(chan int32, 1)
 		u.free <- uint32(i)
@@ -79,25 +101,41 @@ func (u *Uring) Shutdown() {
 		}
 		<-u.reaped
 		u.r.close()
+		_ = u.efd.Close()
 	})
 }
 
-// reap delivers completions to the waiting slots until the closing no-op.
+// reap delivers completions until the closing no-op. It drains the ring
+// before each wait: a completion posted after the drain signals the eventfd
+// again, so none is missed, and a signal for one already delivered only
+// costs an empty drain.
 func (u *Uring) reap() {
 	defer close(u.reaped)
-	stop := false
-	for !stop {
-		if _, err := u.r.enter(0, 1, ioringEnterGetevents); err != nil && !transientEnter(err) {
+	var counter [8]byte
+	for {
+		u.drain()
+		if u.closing.Load() {
+			return
+		}
+		if _, err := u.efd.Read(counter[:]); err != nil {
 			panic("io_uring: waiting for completions: " + err.Error())
 		}
-		u.r.reap(func(c cqe) {
-			if c.userData == uringCloseToken {
-				stop = true
-				return
-			}
-			u.slots[c.userData].done <- c.res
-		})
 	}
+}
+
+// drain delivers every completion in the ring to its slot. A slot has at
+// most one operation in flight and its channel one place, so delivering
+// never blocks.
+func (u *Uring) drain() {
+	u.cqMu.Lock()
+	defer u.cqMu.Unlock()
+	u.r.reap(func(c cqe) {
+		if c.userData == uringCloseToken {
+			u.closing.Store(true)
+			return
+		}
+		u.slots[c.userData].done <- c.res
+	})
 }
 
 func transientEnter(err error) bool {
@@ -137,6 +175,7 @@ func (u *Uring) run(idx uint32, e sqe) (int, error) {
 		if err := u.submit(e); err != nil {
 			return 0, err
 		}
+		u.drain() // completed inline (page-cache reads): no wakeup of the reaper
 		res := <-u.slots[idx].done
 		if res >= 0 {
 			return int(res), nil

@@ -25,6 +25,7 @@ const (
 	ioringFeatSingleMmap   = 1 << 0
 	ioringEnterGetevents   = 1 << 0
 	ioringRegisterProbe    = 8
+	ioringRegisterEventfd  = 4
 	ioringProbeOpSupported = 1 << 0
 	ioringFsyncDatasync    = 1 << 0
 
@@ -189,6 +190,17 @@ func (r *ring) probe() error {
 		if op > pr.lastOp || pr.ops[op].flags&ioringProbeOpSupported == 0 {
 			return fmt.Errorf("%w: opcode %d not supported by this kernel", errUringUnsupported, op)
 		}
+	}
+	return nil
+}
+
+// registerEventfd makes the kernel signal efd for every completion posted.
+func (r *ring) registerEventfd(efd int) error {
+	fd := int32(efd)
+	_, _, errno := unix.Syscall6(sysIoUringRegister, uintptr(r.fd), ioringRegisterEventfd,
+		uintptr(unsafe.Pointer(&fd)), 1, 0, 0)
+	if errno != 0 {
+		return fmt.Errorf("%w: registering the completion eventfd: %w", errUringUnsupported, errno)
 	}
 	return nil
 }
