@@ -13,12 +13,17 @@
 #   AB_WORKLOADS=producer scripts/bench-ab.sh   # producer, consumer, or both
 #   AB_BASE=worktree AB_BASE_IO_BACKEND=pwrite AB_NEW_IO_BACKEND=uring \
 #     scripts/bench-ab.sh                    # one build, two configurations
+#   AB_PROFILE=1 scripts/bench-ab.sh       # CPU profiles of the servers (costs CPU)
 #   AB_BASE=worktree AB_NEW_ENV="GOMAXPROCS=4" scripts/bench-ab.sh
 #                                            # extra VAR=VALUE for a side's server
 #
 # The base is built from `git archive` of AB_BASE into the work directory
 # (the repository is not touched); every process started is stopped by its
 # PID. Per run: JSON and server log under AB_WORK (default .bench/ab).
+#
+# At 1 GB/s a 10 s run writes more than the kernel lets stay dirty (20% of
+# memory) and ends up at the disk's speed; shorter runs (AB_DURATION=5s)
+# measure the CPU path rather than the disk.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -84,10 +89,11 @@ start_server() {
 	local which=$1 run=$2 data=$WORK/data i backend=$NEW_IO_BACKEND extra=("${NEW_ENV[@]}")
 	[[ $which == base ]] && backend=$BASE_IO_BACKEND extra=("${BASE_ENV[@]}")
 	rm -rf "$data"
+	rm -f "$WORK/$run.log" # so the wait below never reads an earlier run's log
 	env -i PATH="$PATH" HOME="${HOME:-/root}" \
 		IGGY_SYSTEM_PATH="$data" IGGY_TCP_ADDRESS="$ADDR" IGGY_HTTP_ENABLED=false \
 		IGGY_QUIC_ENABLED=false IGGY_WEBSOCKET_ENABLED=false IGGY_SYSTEM_IO_BACKEND="$backend" \
-		IGGYGO_CPU_PROFILE="$WORK/$run.prof" "${extra[@]}" \
+		${AB_PROFILE:+IGGYGO_CPU_PROFILE="$WORK/$run.prof"} "${extra[@]}" \
 		"$WORK/bin/iggy-server.$which" --with-default-root-credentials >"$WORK/$run.log" 2>&1 &
 	SERVER_PID=$!
 	for ((i = 0; i < START_TIMEOUT_S * 10; i++)); do
@@ -127,7 +133,8 @@ measure() {
 	if [[ $workload == consumer ]]; then
 		# Warm pass: writes the data and reads it once; then the profile starts over.
 		"$WORK/bin/iggy-bench" pinned-consumer "${COMMON[@]}" --duration 2s >/dev/null 2>"$WORK/$run.warm.err"
-		kill -USR1 "$SERVER_PID"
+		# (SIGUSR1 restarts the profile; without one it would end the server)
+		[[ -z ${AB_PROFILE:-} ]] || kill -USR1 "$SERVER_PID"
 	fi
 	local busy0 busy1
 	busy0=$(busy_cpu_s)
