@@ -260,3 +260,29 @@ func BenchmarkBackendSequentialWrite(b *testing.B) {
 		})
 	}
 }
+
+// Writes at or under the inline bound are pwritev on the caller, larger ones
+// go through the ring; interleaved on one file, each lands where it was put.
+func TestUringWritesOnBothSidesOfTheInlineBound(t *testing.T) {
+	u := newUringOrSkip(t)
+	defer u.Shutdown()
+	fd, err := u.Open(filepath.Join(t.TempDir(), "f"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close(fd)
+	var want []byte
+	for i, size := range []int{uringInlineWriteBytesMax + 1, 16, uringInlineWriteBytesMax, 3 * uringInlineWriteBytesMax, 1} {
+		chunk := bytes.Repeat([]byte{byte('a' + i)}, size)
+		half := size / 2 // two buffers, so the vectored path is used on both sides
+		if err := u.WriteAt(fd, [][]byte{chunk[:half], chunk[half:]}, int64(len(want))); err != nil {
+			t.Fatalf("write %d of %d bytes: %v", i, size, err)
+		}
+		want = append(want, chunk...)
+	}
+	got := make([]byte, len(want)+1)
+	n, err := u.ReadAt(fd, got, 0)
+	if err != nil || n != len(want) || !bytes.Equal(got[:n], want) {
+		t.Fatalf("read %d of %d bytes (%v); content equal: %v", n, len(want), err, bytes.Equal(got[:n], want))
+	}
+}
