@@ -13,6 +13,7 @@
 #   AB_WORKLOADS=producer scripts/bench-ab.sh   # producer, consumer, or both
 #   AB_BASE=worktree AB_BASE_IO_BACKEND=pwrite AB_NEW_IO_BACKEND=uring \
 #     scripts/bench-ab.sh                    # one build, two configurations
+#   AB_WARMUP=3s scripts/bench-ab.sh        # steady state: MB/s and CPU after a warm-up
 #   AB_PROFILE=1 scripts/bench-ab.sh       # CPU profiles of the servers (costs CPU)
 #   AB_BASE=worktree AB_NEW_ENV="GOMAXPROCS=4" scripts/bench-ab.sh
 #                                            # extra VAR=VALUE for a side's server
@@ -23,13 +24,16 @@
 #
 # At 1 GB/s a 10 s run writes more than the kernel lets stay dirty (20% of
 # memory) and ends up at the disk's speed; shorter runs (AB_DURATION=5s)
-# measure the CPU path rather than the disk.
+# measure the CPU path rather than the disk. The first seconds of a fresh
+# server are slow too: its heap grows to its working size, and on this VM a
+# first touch of a page costs about 18 us; AB_WARMUP leaves them out.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BASE=${AB_BASE:-HEAD}
 ROUNDS=${AB_ROUNDS:-2}
 DURATION=${AB_DURATION:-10s}
+WARMUP=${AB_WARMUP:-0s}
 WORKLOADS=${AB_WORKLOADS:-producer consumer}
 WORK=${AB_WORK:-$ROOT/.bench/ab}
 ADDR=${AB_ADDR:-127.0.0.1:18390}
@@ -138,7 +142,7 @@ measure() {
 	fi
 	local busy0 busy1
 	busy0=$(busy_cpu_s)
-	"$WORK/bin/iggy-bench" "pinned-$workload" "${COMMON[@]}" --duration "$DURATION" \
+	"$WORK/bin/iggy-bench" "pinned-$workload" "${COMMON[@]}" --duration "$DURATION" --warmup "$WARMUP" \
 		--server-pid "$SERVER_PID" --json >"$WORK/$run.json" 2>"$WORK/$run.err" ||
 		{ echo "iggy-bench failed ($run):" >&2; tail -5 "$WORK/$run.err" >&2; }
 	busy1=$(busy_cpu_s)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 )
 
 // clockTicksPerSec is USER_HZ, the unit of utime and stime in /proc/PID/stat:
@@ -22,6 +23,47 @@ type cpuUsage struct {
 	BenchSec       float64 `json:"bench_cpu_sec"`
 	ServerSecPerGB float64 `json:"server_cpu_sec_per_gb"`
 	BenchSecPerGB  float64 `json:"bench_cpu_sec_per_gb"`
+}
+
+// cpuMeter measures the CPU of the server and the bench over the measured
+// phase: its first sample is taken when the warm-up ends (so the server's
+// heap growth and the warm-up traffic are left out, as they are of MB/s).
+type cpuMeter struct {
+	pid   int
+	start chan cpuSample // one sample, once the warm-up is over
+	err   chan error
+}
+
+func startCPUMeter(pid int, warmup time.Duration) (*cpuMeter, error) {
+	m := &cpuMeter{pid: pid, start: make(chan cpuSample, 1), err: make(chan error, 1)}
+	if _, err := sampleCPU(pid); err != nil {
+		return nil, err // the process is not there: fail before the run
+	}
+	time.AfterFunc(warmup, func() {
+		s, err := sampleCPU(pid)
+		if err != nil {
+			m.err <- err
+			return
+		}
+		m.start <- s
+	})
+	return m, nil
+}
+
+// stop takes the last sample; a run shorter than its warm-up still waits for
+// the first one.
+func (m *cpuMeter) stop(payloadBytes uint64) (cpuUsage, error) {
+	var start cpuSample
+	select {
+	case start = <-m.start:
+	case err := <-m.err:
+		return cpuUsage{}, err
+	}
+	end, err := sampleCPU(m.pid)
+	if err != nil {
+		return cpuUsage{}, err
+	}
+	return usageBetween(start, end, payloadBytes), nil
 }
 
 // cpuSample is the user+system CPU seconds of the server and of the bench.

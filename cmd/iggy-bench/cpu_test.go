@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"testing"
+	"time"
 )
 
 // No requirement names CPU per GB; it is a tool for the data path work (issue 5).
@@ -31,5 +32,26 @@ func TestUsageBetweenPerGB(t *testing.T) {
 	}
 	if z := usageBetween(cpuSample{}, cpuSample{server: 1}, 0); z.ServerSecPerGB != 0 {
 		t.Fatalf("no bytes must give no per-GB figure, got %+v", z)
+	}
+}
+
+// The meter's first sample waits for the warm-up; a missing process fails
+// before the run.
+func TestCPUMeterStartsAfterTheWarmup(t *testing.T) {
+	if _, err := startCPUMeter(-1, 0); err == nil {
+		t.Fatal("want an error for a process that does not exist")
+	}
+	m, err := startCPUMeter(os.Getpid(), 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-m.start:
+		t.Fatal("sampled before the warm-up ended")
+	default:
+	}
+	u, err := m.stop(1e9)
+	if err != nil || u.ServerSec < 0 || u.ServerSecPerGB != u.ServerSec {
+		t.Fatalf("usage %+v, %v", u, err)
 	}
 }

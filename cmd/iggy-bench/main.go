@@ -63,9 +63,9 @@ func bench1(p *params, out, errOut io.Writer) error {
 		}
 		defer stop()
 	}
-	var cpuStart cpuSample
+	var cpu *cpuMeter
 	if p.ServerPID > 0 {
-		if cpuStart, err = sampleCPU(p.ServerPID); err != nil {
+		if cpu, err = startCPUMeter(p.ServerPID, p.warmup); err != nil {
 			return err
 		}
 	}
@@ -74,12 +74,11 @@ func bench1(p *params, out, errOut io.Writer) error {
 		return err
 	}
 	res := buildResult(p, b.actors)
-	if p.ServerPID > 0 {
-		cpuEnd, err := sampleCPU(p.ServerPID)
+	if cpu != nil {
+		u, err := cpu.stop(res.TotalBytes)
 		if err != nil {
 			return err
 		}
-		u := usageBetween(cpuStart, cpuEnd, res.TotalBytes)
 		res.CPU = &u
 	}
 	if p.JSON {

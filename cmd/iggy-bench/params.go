@@ -89,7 +89,7 @@ func parseParams(args []string, errOut io.Writer) (params, error) {
 	fs.StringVar(&p.SegmentSize, "segment-size", "", `topic option segment_size, e.g. "256 MiB"; empty = server default`)
 	fs.BoolVar(&p.JSON, "json", false, "print one JSON object instead of text")
 	fs.BoolVar(&p.Cleanup, "cleanup", false, "delete the bench streams at the end")
-	fs.IntVar(&p.ServerPID, "server-pid", 0, "the server's process id (same machine): report its CPU seconds and the bench's over the run (after the logins, warm-up included), and per GB")
+	fs.IntVar(&p.ServerPID, "server-pid", 0, "the server's process id (same machine): report its CPU seconds and the bench's over the measured phase (after the logins and the warm-up), and per GB")
 	fs.Usage = func() {
 		fmt.Fprintf(errOut, "usage: iggy-bench <%s> [flags]\n", strings.Join(workloads, "|"))
 		fs.PrintDefaults()
