@@ -67,7 +67,7 @@ func (w *World) sample(h *host) {
 }
 
 func groupKey(g node.GroupID) oracles.GroupKey {
-	return oracles.GroupKey{Stream: g.Stream, Topic: g.Topic, Partition: g.Partition}
+	return oracles.GroupKey{IsPartition: g.IsPartition, Stream: g.Stream, Topic: g.Topic, Partition: g.Partition, Revision: g.Revision}
 }
 
 // convergedErr says why the live replicas do not (yet) agree: every one
