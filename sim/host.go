@@ -156,6 +156,8 @@ var logMarkTable = []struct{ substr, mark string }{
 	{"bytes of torn tail", "node.partition.tail_cut"},
 	{"is durable", "node.checkpoint.durable"},
 	{"initializing again", "node.boot.reinitialized"},
+	{"installed state transfer of checkpoint", "node.partition_transfer.installed"},
+	{"refusing fetched messages", "node.partition_transfer.refused"},
 }
 
 // nodeFatal: the node cannot go on. That is legitimate only when its data

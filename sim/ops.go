@@ -229,10 +229,9 @@ func (w *World) capture(l *link, frame []byte) {
 	if code != wire.OK || h.Request != a.header.Request || !echoes(a.header.Operation, h.Operation) {
 		return
 	}
+	// A 57 stays what it is, an unknown outcome: a partition group's
+	// primary answers it when it lost its primacy after proposing.
 	status, payload := splitReply(h, frame[wire.HeaderSize:])
-	if status == wire.TransientNotCommitted || status == wire.TransientNotAccepted {
-		status = wire.TransientNotAccepted // not applied: a refusal like any other
-	}
 	w.marks.Hit("sim.net.reply_captured")
 	w.settle(a, status, payload, true)
 }

@@ -177,6 +177,9 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		}
 		if g := n.pgroups[k]; g != nil {
 			g.logReady = true
+			if g.installing != nil {
+				n.continueGroupInstall(g)
+			}
 			n.applyGroup(g)
 		}
 		n.boot.partitionRecovered()

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 
@@ -17,11 +18,12 @@ import (
 
 // Partition group bounds.
 const (
-	// pgroupCheckpointEveryOps spaces a partition group's checkpoints: the
-	// journal and the prepares kept in memory after one stay this short.
-	pgroupCheckpointEveryOps = 64
+	// pgroupCheckpointEveryOpsDefault spaces a partition group's
+	// checkpoints: the journal and the prepares kept in memory after one
+	// stay this short.
+	pgroupCheckpointEveryOpsDefault = 64
 	// pgroupWindowOps is the soft bound on prepares a partition group keeps
-	// in memory for peers' repairs.
+	// in memory for peers' repairs, unless Config.ReplicaWindowOps says.
 	pgroupWindowOps = 256
 	// pgroupWaitersMax bounds the requests waiting for ops of one group.
 	pgroupWaitersMax = 4096
@@ -47,11 +49,13 @@ type pgroup struct {
 	// unsyncedSkip: the newest append replayed was already in the log.
 	unsyncedSkip bool
 
-	sb        vsr.Superblock // newest slot written
-	sbWriting *pgroupSBWrite
-	wantVS    *vsr.ViewState
-	ckpt      *vsr.Checkpoint // checkpoint under way: its log writes, then the superblock
-	ckptOp    uint64          // durable checkpoint
+	sb         vsr.Superblock // newest slot written
+	sbWriting  *pgroupSBWrite
+	wantVS     *vsr.ViewState
+	ckpt       *pgroupCheckpoint // checkpoint under way: image, log writes, then the superblock
+	ckptOp     uint64            // durable checkpoint
+	serving    *pgroupCheckpoint // the durable checkpoint, served to peers
+	installing *pgroupInstall    // a state transfer fetching its messages
 	// inflight are the log writes of applied ops not yet durable, by token:
 	// a checkpoint waits for those of its ops.
 	inflight map[uint64]uint64
@@ -86,19 +90,9 @@ func (g *pgroup) leads() bool {
 func (n *Node) pgroupConfig(g *pgroup, sb vsr.Superblock, prepares []vsr.Prepare, claim uint64) vsr.Config {
 	return vsr.Config{
 		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Journal: g.journal,
-		Superblock: sb, Prepares: prepares, ClaimOp: claim, Images: noImages{}, Marks: n.cfg.Marks,
-		WindowOps: pgroupWindowOps,
+		Superblock: sb, Prepares: prepares, ClaimOp: claim, Images: groupImages{g}, Marks: n.cfg.Marks,
+		WindowOps: cmp.Or(n.cfg.ReplicaWindowOps, pgroupWindowOps),
 	}
-}
-
-// noImages: a partition group serves no state transfer yet; a replica
-// that falls behind its peers' journals waits (DESIGN.md "Partition
-// groups").
-type noImages struct{}
-
-func (noImages) Latest() (vsr.Checkpoint, bool) { return vsr.Checkpoint{}, false }
-func (noImages) Chunk(vsr.Checkpoint, uint64, int) ([]byte, bool) {
-	return nil, false
 }
 
 // openGroup starts the group of incarnation rev of a partition whose log
@@ -139,8 +133,15 @@ func (n *Node) onGroupPeer(m PeerMessage) {
 	if g == nil || g.rev != m.Group.Revision {
 		return // not open yet, deleted, or another incarnation: the peer retries
 	}
-	g.replica.Step(m.Msg)
-	n.applyGroup(g)
+	switch m.Msg.Command {
+	case vsr.CmdRequestLogData:
+		n.serveLogData(g, m.Msg)
+	case vsr.CmdLogData:
+		n.onLogData(g, m.Msg)
+	default:
+		g.replica.Step(m.Msg)
+		n.applyGroup(g)
+	}
 }
 
 // tickGroups advances every open group's clock.
@@ -148,6 +149,7 @@ func (n *Node) tickGroups() {
 	for _, k := range n.sortedGroupKeys() {
 		if g := n.groupOf(k); g != nil {
 			g.replica.Tick()
+			n.tickGroupInstall(g)
 			n.applyGroup(g)
 		}
 	}
@@ -170,6 +172,9 @@ func (n *Node) flushGroups() {
 		if rd.Superblock != nil {
 			g.wantVS = rd.Superblock
 			n.writeGroupSuperblock(g)
+		}
+		if rd.Install != nil {
+			n.startGroupInstall(g, rd.Install)
 		}
 		g.settle(n, false)
 	}

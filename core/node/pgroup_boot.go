@@ -2,12 +2,14 @@ package node
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/storage"
+	"github.com/zeebo/xxh3"
 )
 
 // A partition group's files live under the partition's directory, which
@@ -30,8 +32,13 @@ type pgroupBoot struct {
 	data     [][]byte
 	segments []uint64 // first ops of the journal segments, by index after the slots
 	slots    int      // how many of files are superblock slots (the first ones)
+	syncs    int      // slot syncs outstanding
 	// freshSync: a new group's first superblock is on its way to disk.
 	freshSync storage.ReqID
+	// imageRead reads the image of the superblock's checkpoint; image is
+	// its bytes once read.
+	imageRead storage.ReqID
+	image     []byte
 }
 
 func (g *pgroup) bootOwner() owner { return owner{kind: ownerGroupBoot, part: g.key, gen: g.gen} }
@@ -53,6 +60,13 @@ func (n *Node) groupBootCompletion(o owner, c storage.Completion) {
 		return
 	}
 	b := g.boot
+	if b.imageRead != 0 {
+		if c.ID == b.imageRead {
+			b.image = c.Data
+			n.openGroupReplica(g)
+		}
+		return
+	}
 	if b.freshSync != 0 {
 		if c.ID == b.freshSync {
 			n.openGroupReplica(g)
@@ -66,13 +80,13 @@ func (n *Node) groupBootCompletion(o owner, c storage.Completion) {
 		}
 		return
 	}
-	i, ok := b.reads[c.ID]
-	if !ok {
-		return
+	if i, ok := b.reads[c.ID]; ok {
+		delete(b.reads, c.ID)
+		b.data[i] = c.Data
+	} else if b.syncs > 0 && c.Result == storage.ResultOK {
+		b.syncs--
 	}
-	delete(b.reads, c.ID)
-	b.data[i] = c.Data
-	if len(b.reads) == 0 {
+	if len(b.reads) == 0 && b.syncs == 0 {
 		n.openGroupReplica(g)
 	}
 }
@@ -105,6 +119,13 @@ func (b *pgroupBoot) readAll(n *Node, g *pgroup) {
 	b.data = make([][]byte, len(b.files))
 	for i, f := range b.files {
 		b.reads[n.submit(g.bootOwner(), storage.Request{Op: storage.OpRead, File: f, Len: b.sizes[i]})] = i
+	}
+	// A killed process leaves its unsynced slot writes in the page cache,
+	// where boot reads them: synced now, a slot trusted stays (the journal
+	// syncs what it keeps the same way, RecoverJournal).
+	for _, f := range b.files[:b.slots] {
+		n.submit(g.bootOwner(), storage.Request{Op: storage.OpSync, File: f})
+		b.syncs++
 	}
 	if len(b.files) == 0 {
 		n.openGroupReplica(g)
@@ -165,6 +186,14 @@ func (n *Node) openGroupReplica(g *pgroup) {
 		// Just created: the replica opens as a new group (sequence 0 to
 		// vsr), while the slot written holds sequence 1.
 	}
+	if sb.CheckpointOp > 0 && b.imageRead == 0 {
+		b.imageRead = n.submit(g.bootOwner(), storage.Request{Op: storage.OpRead, File: g.imagePath(sb.CheckpointOp), Len: sb.SnapshotSize})
+		return
+	}
+	next, imageOK := g.bootImage(n, sb)
+	if !imageOK {
+		return
+	}
 	segs := make([]vsr.RecoveredSegment, len(b.segments))
 	for i, first := range b.segments {
 		segs[i] = vsr.RecoveredSegment{FirstOp: first, Data: b.data[b.slots+i]}
@@ -179,7 +208,27 @@ func (n *Node) openGroupReplica(g *pgroup) {
 		g.sb.Sequence = 1
 	}
 	g.applied, g.appliedChecksum, g.ckptOp = sb.CheckpointOp, sb.CheckpointChecksum, sb.CheckpointOp
-	g.nextOffset = sb.SnapshotSize // a partition checkpoint's "image" is the log's first SnapshotSize messages
+	g.nextOffset = next
 	g.replica = vsr.Open(n.pgroupConfig(g, sb, rec.Prepares, rec.ClaimOp))
 	n.applyGroup(g)
+}
+
+// bootImage checks the image of the superblock's checkpoint and returns the
+// log length it names; the replica serves it to peers.
+func (g *pgroup) bootImage(n *Node, sb vsr.Superblock) (uint64, bool) {
+	if sb.CheckpointOp == 0 {
+		return 0, true
+	}
+	img := g.boot.image
+	next, _, err := decodeGroupImage(img)
+	if err == nil && (uint64(len(img)) != sb.SnapshotSize || xxh3.Hash(img) != sb.SnapshotChecksum) {
+		err = errors.New("it does not match the superblock's checksum")
+	}
+	if err != nil {
+		n.fatal("refusing %s: %v", g.imagePath(sb.CheckpointOp), err)
+		return 0, false
+	}
+	cp := vsr.Checkpoint{Op: sb.CheckpointOp, Checksum: sb.CheckpointChecksum, Size: sb.SnapshotSize, ImageChecksum: sb.SnapshotChecksum}
+	g.serving = &pgroupCheckpoint{cp: cp, image: img, synced: true}
+	return next, true
 }

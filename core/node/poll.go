@@ -11,6 +11,7 @@ import (
 const pollsInFlightMax = 4096
 
 type pendingPoll struct {
+	fetch      *logFetch // a peer's state transfer fetch, not a client's poll
 	conn       *conn
 	header     wire.RequestHeader
 	part       partKey
@@ -129,6 +130,10 @@ func (n *Node) pollDone(ev partition.PollDone) {
 		return
 	}
 	delete(n.polls, ev.ID)
+	if p.fetch != nil {
+		n.answerLogFetch(p.fetch, ev)
+		return
+	}
 	if _, open := n.conns[p.conn.id]; !open {
 		return
 	}
