@@ -36,7 +36,7 @@ func newNode(p nodeParams, marks mark.Sink) *node.Node {
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10,
 		CheckpointEveryOps: p.CheckpointEveryOps, PartitionCheckpointEveryOps: p.CheckpointEveryOps,
 		PartitionCacheBytes: p.PartitionCacheBytes,
-		Root: &node.RootCredentials{Username: rootUsername, PasswordHash: hashPassword(rootPassword)},
+		Root:                &node.RootCredentials{Username: rootUsername, PasswordHash: hashPassword(rootPassword)},
 	}
 	return node.New(cfg, simCrypto{minted: new(uint64)})
 }
