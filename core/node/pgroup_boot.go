@@ -161,37 +161,21 @@ func (n *Node) createGroup(g *pgroup) {
 }
 
 // openGroupReplica opens the group's replica from what boot read: the
-// newest valid superblock slot (none: a new group in view 0) and the
-// journal after its checkpoint, cut where torn or damaged.
+// newest valid superblock slot, its checkpoint's image, and the journal
+// after the checkpoint, cut where torn or damaged. A group without a slot
+// is created first.
 func (n *Node) openGroupReplica(g *pgroup) {
 	b := g.boot
-	var slots [2][]byte
-	for i := range b.slots {
-		if err := vsr.CheckSuperblockVersion(b.data[i]); err != nil {
-			n.fatal("refusing %s: %v", b.files[i], err)
-			return
-		}
-		slots[i] = b.data[i]
-	}
-	sb, ok := vsr.Newest(slots[0], slots[1])
-	switch {
-	case ok:
-	case len(b.segments) > 0:
-		n.fatal("refusing %s: its journal has ops but no superblock slot is valid", g.dir())
+	sb, fresh, ok := n.groupSuperblock(g)
+	if !ok {
 		return
-	case b.freshSync == 0:
-		n.createGroup(g)
-		return
-	default:
-		// Just created: the replica opens as a new group (sequence 0 to
-		// vsr), while the slot written holds sequence 1.
 	}
 	if sb.CheckpointOp > 0 && b.imageRead == 0 {
 		b.imageRead = n.submit(g.bootOwner(), storage.Request{Op: storage.OpRead, File: g.imagePath(sb.CheckpointOp), Len: sb.SnapshotSize})
 		return
 	}
-	next, imageOK := g.bootImage(n, sb)
-	if !imageOK {
+	next, ok := g.bootImage(n, sb)
+	if !ok {
 		return
 	}
 	segs := make([]vsr.RecoveredSegment, len(b.segments))
@@ -204,13 +188,40 @@ func (n *Node) openGroupReplica(g *pgroup) {
 		n.logf("%s: cut %d bytes of torn or corrupt tail; peers repair it", g.walDir(), rec.CutBytes)
 	}
 	g.journal, g.sb, g.boot = rec.Journal, sb, nil
-	if !ok {
-		g.sb.Sequence = 1
+	if fresh {
+		g.sb.Sequence = 1 // the slot createGroup wrote; vsr opens a new group (sequence 0)
 	}
 	g.applied, g.appliedChecksum, g.ckptOp = sb.CheckpointOp, sb.CheckpointChecksum, sb.CheckpointOp
 	g.nextOffset = next
 	g.replica = vsr.Open(n.pgroupConfig(g, sb, rec.Prepares, rec.ClaimOp))
 	n.applyGroup(g)
+}
+
+// groupSuperblock picks the newest valid slot; fresh: there is none and
+// createGroup made the first durable. ok is false while it does, or when
+// the group refuses to open.
+func (n *Node) groupSuperblock(g *pgroup) (sb vsr.Superblock, fresh, ok bool) {
+	b := g.boot
+	var slots [2][]byte
+	for i := range b.slots {
+		if err := vsr.CheckSuperblockVersion(b.data[i]); err != nil {
+			n.fatal("refusing %s: %v", b.files[i], err)
+			return sb, false, false
+		}
+		slots[i] = b.data[i]
+	}
+	if sb, ok := vsr.Newest(slots[0], slots[1]); ok {
+		return sb, false, true
+	}
+	switch {
+	case len(b.segments) > 0:
+		n.fatal("refusing %s: its journal has ops but no superblock slot is valid", g.dir())
+		return sb, false, false
+	case b.freshSync == 0:
+		n.createGroup(g)
+		return sb, false, false
+	}
+	return vsr.Superblock{}, true, true
 }
 
 // bootImage checks the image of the superblock's checkpoint and returns the
