@@ -219,6 +219,14 @@ func (w *World) onFrame(c *client, frame []byte) {
 			c.routing = routesOp(a.op) // ask this replica where the partition's primary is
 			return
 		}
+		if a.op == nil && status == wire.TransientNotAccepted {
+			// A login refused as stale (a backup that has not applied the
+			// client's newest session yet) or during a view change: the
+			// same replica takes it once it caught up; moving would log in
+			// elsewhere and make the session older here again.
+			w.marks.Hit("sim.client.login_retried_here")
+			return
+		}
 		if w.cluster() { // not the primary, or no longer: retry elsewhere
 			l := c.link
 			w.lost(c)
