@@ -21,14 +21,17 @@ const (
 // ClusterRequired are the marks every sweep of replica sets must hit: a
 // view change, a crash and restart, a repair, a state transfer, a
 // recovery from lost unsynced writes, and a passing convergence check.
-var ClusterRequired = []string{MarkViewChange, MarkRestart, MarkRepair, MarkStateTransfer, MarkLostUnsynced, MarkConverged}
+var ClusterRequired = []string{MarkViewChange, MarkRestart, MarkRepair, MarkStateTransfer, MarkLostUnsynced, MarkConverged, MarkPorcupineRead}
 
 // convergenceOpsMax bounds the (group, op) pairs remembered per run.
 const convergenceOpsMax = 1 << 20
 
-// GroupKey names a consensus group (the zero value: the metadata group).
+// GroupKey names a consensus group (the zero value: the metadata group;
+// IsPartition: a partition's group, whose ids start at 0).
 type GroupKey struct {
+	IsPartition              bool
 	Stream, Topic, Partition uint32
+	Revision                 uint64 // the partition's incarnation
 }
 
 // Sample is what one replica reported having applied in one group.

@@ -37,6 +37,8 @@ type client struct {
 	store    *storeIntent // the offset store a poll by next asks for
 	final    *finalRead   // client 0's read-back after heal
 	done     bool         // nothing left to do after heal
+	// routing is the route lookup a 58 to a partition op asks for first.
+	routing *op
 }
 
 // attempt is one frame sent for an op (or a login) on one link.
@@ -106,6 +108,10 @@ func (w *World) act(c *client) {
 		w.login(c) // a login answered 57 or 58 is replayed on the same link
 		return
 	}
+	if c.routing != nil {
+		w.transmit(c, c.routing)
+		return
+	}
 	if c.op == nil {
 		c.op = w.nextOp(c)
 		if c.op == nil {
@@ -172,7 +178,7 @@ func (w *World) lost(c *client) {
 		c.link.clientGone = true
 		w.event("client %d: lost conn %d", c.idx, c.link.id)
 	}
-	c.link, c.bound, c.att = nil, false, nil
+	c.link, c.bound, c.att, c.routing = nil, false, nil, nil
 	w.moveOn(c)
 	c.nextAt = w.tick + 1 + w.rng.Uint64N(reconnectTicksMax)
 	if c.op != nil && !w.retries(c.op) {
@@ -199,11 +205,28 @@ func (w *World) onFrame(c *client, frame []byte) {
 		return
 	}
 	status, payload := splitReply(h, frame[wire.HeaderSize:])
+	if a.op != nil && a.op.kind == opRoutes {
+		c.att = nil
+		w.routed(c, a.op, status, payload)
+		return
+	}
 	if status == wire.TransientNotCommitted || status == wire.TransientNotAccepted {
 		w.marks.Hit("sim.client.transient_" + fmt.Sprint(uint32(status)))
 		w.settle(a, status, nil, false)
 		c.att = nil
 		c.nextAt = w.tick + 1 + w.rng.Uint64N(transientRetryTicksMax)
+		if w.cluster() && status == wire.TransientNotAccepted && a.op != nil && a.op.partitionPlane() {
+			c.routing = routesOp(a.op) // ask this replica where the partition's primary is
+			return
+		}
+		if a.op == nil && status == wire.TransientNotAccepted {
+			// A login refused as stale (a backup that has not applied the
+			// client's newest session yet) or during a view change: the
+			// same replica takes it once it caught up; moving would log in
+			// elsewhere and make the session older here again.
+			w.marks.Hit("sim.client.login_retried_here")
+			return
+		}
 		if w.cluster() { // not the primary, or no longer: retry elsewhere
 			l := c.link
 			w.lost(c)

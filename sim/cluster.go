@@ -67,7 +67,7 @@ func (w *World) sample(h *host) {
 }
 
 func groupKey(g node.GroupID) oracles.GroupKey {
-	return oracles.GroupKey{Stream: g.Stream, Topic: g.Topic, Partition: g.Partition}
+	return oracles.GroupKey{IsPartition: g.IsPartition, Stream: g.Stream, Topic: g.Topic, Partition: g.Partition, Revision: g.Revision}
 }
 
 // convergedErr says why the live replicas do not (yet) agree: every one
@@ -94,10 +94,45 @@ func (w *World) convergedErr() error {
 	if err := oracles.CheckConverged(finals); err != nil {
 		return err
 	}
+	if err := w.partitionGroupsConverged(); err != nil {
+		return err
+	}
 	for i := range finals { // the digests last: each encodes a whole image
 		finals[i].Digest = w.hosts[finals[i].Replica].node.MetadataDigest()
 	}
 	return oracles.CheckConverged(finals)
+}
+
+// partitionGroupsConverged: every live replica runs the same partition
+// groups, each converged like the metadata group (no digest: the log is
+// the state, and its every op's checksum was compared as applied).
+func (w *World) partitionGroupsConverged() error {
+	byGroup := map[oracles.GroupKey][]oracles.Final{}
+	var keys []oracles.GroupKey
+	live := 0
+	for _, h := range w.hosts {
+		if h.retired {
+			continue
+		}
+		live++
+		for _, g := range h.node.Groups()[1:] {
+			k := groupKey(g.Group)
+			if _, ok := byGroup[k]; !ok {
+				keys = append(keys, k)
+			}
+			byGroup[k] = append(byGroup[k], oracles.Final{Replica: h.idx, Normal: g.Status == vsr.StatusNormal, View: g.View,
+				Op: g.Op, Commit: g.Commit, Applied: g.Applied, Checksum: g.AppliedChecksum})
+		}
+	}
+	for _, k := range keys {
+		if len(byGroup[k]) != live {
+			return fmt.Errorf("partition group %v: %d of %d live replicas run it", k, len(byGroup[k]), live)
+		}
+		if err := oracles.CheckConverged(byGroup[k]); err != nil {
+			return fmt.Errorf("partition group %v: %w", k, err)
+		}
+	}
+	return nil
 }
 
 // converged: the live replicas agree (the read-back may start); the first

@@ -156,6 +156,8 @@ var logMarkTable = []struct{ substr, mark string }{
 	{"bytes of torn tail", "node.partition.tail_cut"},
 	{"is durable", "node.checkpoint.durable"},
 	{"initializing again", "node.boot.reinitialized"},
+	{"installed state transfer of checkpoint", "node.partition_transfer.installed"},
+	{"refusing fetched messages", "node.partition_transfer.refused"},
 }
 
 // nodeFatal: the node cannot go on. That is legitimate only when its data
@@ -221,7 +223,12 @@ func (w *World) crash(h *host, kind oracles.CrashKind) {
 		}
 	}
 	w.net.drop(h.idx)
-	w.hist.Crashes = append(w.hist.Crashes, oracles.Crash{Kind: kind, At: w.next(), Epoch: h.epoch})
+	if !w.cluster() {
+		// A replica set loses no committed op when replicas crash (a
+		// quorum has it in its journal), and replies follow commits: the
+		// partition models have no crash there.
+		w.hist.Crashes = append(w.hist.Crashes, oracles.Crash{Kind: kind, At: w.next(), Epoch: h.epoch})
+	}
 	h.node, h.booted, h.jobs, h.closed, h.pausedUntil = nil, false, nil, nil, 0
 	h.restartAt = w.tick + 1 + w.rng.Uint64N(w.knobs.DownTicksMax)
 }

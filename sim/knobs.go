@@ -65,8 +65,7 @@ type Knobs struct {
 	PartitionsMax    int // per topic at create
 	MetaPercent      int // share of metadata creates among client ops
 	ResendSends      bool
-	// DataOps: clients send, poll and store offsets (standalone only:
-	// partition groups are not replicated yet).
+	// DataOps: clients send, poll and store offsets.
 	DataOps bool
 	// ChurnPercent is the share of metadata ops that update or delete
 	// streams, topics, partitions, users and tokens, or log out and in.
@@ -202,10 +201,9 @@ func drawCluster(r *rand.Rand) Knobs {
 	for i := 1; i < k.Replicas; i++ {
 		k.DriftPPM[i] = between(r, -500, 500)
 	}
-	k.DataOps, k.MetaPercent, k.ChurnPercent = false, 100, between(r, 20, 60)
-	// Few partitions: they are metadata only here, and a node pays for
-	// every partition on every flush.
-	k.Clients, k.PartitionsMax = between(r, 2, 4), 1
+	k.DataOps, k.MetaPercent, k.ChurnPercent = true, between(r, 20, 60), between(r, 20, 60)
+	// Few partitions: every one is a consensus group on every replica.
+	k.Clients, k.PartitionsMax = between(r, 2, 4), 2
 	k.FaultTicks = uint64(between(r, 1500, 4000))
 	k.HealBudgetTicks = 8000
 	k.CheckpointEveryOps = uint64([]int{2, 4, 8, 32}[r.IntN(4)])

@@ -22,7 +22,7 @@ func encodePeer(m node.PeerMessage) []byte {
 	for _, x := range []uint64{uint64(g.Stream), uint64(g.Topic), uint64(g.Partition), uint64(v.Command),
 		uint64(v.From), uint64(v.To), uint64(v.View), uint64(v.LogView), v.Op, v.Checksum, v.Commit,
 		v.Durable, v.Last, v.Parent, boolU64(v.Untrusted), v.Checkpoint.Op, v.Checkpoint.Checksum,
-		v.Checkpoint.Size, v.Checkpoint.ImageChecksum, v.Offset, boolU64(v.Data != nil)} {
+		v.Checkpoint.Size, v.Checkpoint.ImageChecksum, v.Offset, boolU64(v.Data != nil), boolU64(g.IsPartition), g.Revision} {
 		b = binary.AppendUvarint(b, x)
 	}
 	b = appendBytes(b, v.Data)
@@ -37,11 +37,11 @@ func encodePeer(m node.PeerMessage) []byte {
 
 func decodePeer(b []byte) (node.PeerMessage, error) {
 	d := &decoder{b: b}
-	var f [21]uint64
+	var f [23]uint64
 	for i := range f {
 		f[i] = d.uvarint()
 	}
-	m := node.PeerMessage{Group: node.GroupID{Stream: uint32(f[0]), Topic: uint32(f[1]), Partition: uint32(f[2])}}
+	m := node.PeerMessage{Group: node.GroupID{IsPartition: f[21] == 1, Stream: uint32(f[0]), Topic: uint32(f[1]), Partition: uint32(f[2]), Revision: f[22]}}
 	m.Msg = vsr.Message{Command: vsr.Command(f[3]), From: uint8(f[4]), To: uint8(f[5]), View: uint32(f[6]),
 		LogView: uint32(f[7]), Op: f[8], Checksum: f[9], Commit: f[10], Durable: f[11], Last: f[12], Parent: f[13],
 		Untrusted: f[14] == 1, Checkpoint: vsr.Checkpoint{Op: f[15], Checksum: f[16], Size: f[17], ImageChecksum: f[18]},

@@ -34,8 +34,9 @@ func newNode(p nodeParams, marks mark.Sink) *node.Node {
 		Replica: p.Replica, Replicas: p.Replicas, Marks: marks,
 		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10,
-		CheckpointEveryOps: p.CheckpointEveryOps, PartitionCacheBytes: p.PartitionCacheBytes,
-		Root: &node.RootCredentials{Username: rootUsername, PasswordHash: hashPassword(rootPassword)},
+		CheckpointEveryOps: p.CheckpointEveryOps, PartitionCheckpointEveryOps: p.CheckpointEveryOps,
+		PartitionCacheBytes: p.PartitionCacheBytes,
+		Root:                &node.RootCredentials{Username: rootUsername, PasswordHash: hashPassword(rootPassword)},
 	}
 	return node.New(cfg, simCrypto{minted: new(uint64)})
 }

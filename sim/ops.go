@@ -23,12 +23,13 @@ const (
 	opGetTopic
 	opChurn  // an update or delete, a user or token op (churn.go)
 	opLogout // ends the session; the client logs in again
+	opRoutes // asks where a partition's primary is, after a 58 (routes.go)
 )
 
 var opNames = [...]string{opSend: "send", opPoll: "poll", opPollNext: "poll-next", opStore: "store-offset",
 	opGetOffset: "get-offset", opCreateStream: "create-stream", opCreateTopic: "create-topic",
 	opCreatePartitions: "create-partitions", opListStreams: "get-streams", opGetTopic: "get-topic",
-	opChurn: "churn", opLogout: "logout"}
+	opChurn: "churn", opLogout: "logout", opRoutes: "routes"}
 
 func (k opKind) String() string { return opNames[k] }
 
@@ -61,7 +62,7 @@ type op struct {
 
 func (o *op) String() string {
 	switch o.kind {
-	case opSend, opPoll, opPollNext, opStore, opGetOffset:
+	case opSend, opPoll, opPollNext, opStore, opGetOffset, opRoutes:
 		return fmt.Sprintf("%s %s/%s/%d", o.kind, o.part.Stream, o.part.Topic, o.part.Partition)
 	case opChurn, opLogout:
 		return o.stream
@@ -126,6 +127,9 @@ func (w *World) settle(a *attempt, status wire.Code, payload []byte, captured bo
 	switch {
 	case a.app != nil:
 		w.settleSend(a, status, payload)
+	case a.store != nil && status == wire.TransientNotCommitted:
+		// Proposed, then the replica lost its primacy: it may still
+		// commit, so it stays indefinite.
 	case a.store != nil:
 		a.store.Return = w.next()
 		a.store.Outcome = outcomeOf(status)
@@ -144,11 +148,17 @@ func outcomeOf(status wire.Code) oracles.Outcome {
 	return oracles.OutcomeFailed
 }
 
-// settleSend: an error answer means the batch was refused before it was
-// appended (this simulator injects no write errors, the one failure that
-// comes after an append).
+// settleSend: an error answer other than 57 means the batch was refused
+// before it was appended (this simulator injects no write errors, the one
+// failure that comes after an append).
 func (w *World) settleSend(a *attempt, status wire.Code, payload []byte) {
 	o := a.op
+	if status == wire.TransientNotCommitted {
+		// Proposed in a partition's group, then the replica lost its
+		// primacy: the append may still commit, so it stays indefinite.
+		w.marks.Hit("sim.send.outcome_unknown_57")
+		return
+	}
 	a.app.Return = w.next()
 	if status != wire.OK {
 		a.app.Outcome = oracles.OutcomeFailed
@@ -219,10 +229,9 @@ func (w *World) capture(l *link, frame []byte) {
 	if code != wire.OK || h.Request != a.header.Request || !echoes(a.header.Operation, h.Operation) {
 		return
 	}
+	// A 57 stays what it is, an unknown outcome: a partition group's
+	// primary answers it when it lost its primacy after proposing.
 	status, payload := splitReply(h, frame[wire.HeaderSize:])
-	if status == wire.TransientNotCommitted || status == wire.TransientNotAccepted {
-		status = wire.TransientNotAccepted // not applied: a refusal like any other
-	}
 	w.marks.Hit("sim.net.reply_captured")
 	w.settle(a, status, payload, true)
 }

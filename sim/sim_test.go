@@ -61,7 +61,7 @@ func TestKnobs(t *testing.T) {
 			t.Fatalf("lite seed %d: %s", seed, k)
 		}
 		k = Draw(seed, ProfileCluster)
-		if k.Replicas < 2 || k.Replicas > replicasMax || k.DataOps || k.CheckpointEveryOps == 0 || k.CheckpointEveryOps > 32 {
+		if k.Replicas < 2 || k.Replicas > replicasMax || !k.DataOps || k.CheckpointEveryOps == 0 || k.CheckpointEveryOps > 32 {
 			t.Fatalf("cluster seed %d: %s", seed, k)
 		}
 		for _, p := range []Profile{ProfileSwarm, ProfileLiveness} {

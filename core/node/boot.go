@@ -115,7 +115,9 @@ func (b *booter) gather(c storage.Completion) bool {
 		return false
 	}
 	delete(b.reads, c.ID)
-	b.data[i] = c.Data
+	if i != syncNotRead {
+		b.data[i] = c.Data
+	}
 	return len(b.reads) == 0
 }
 
@@ -149,7 +151,16 @@ func (b *booter) listed(c storage.Completion) {
 	b.createMissingSlots(c.Entries)
 	b.phase = bootReadingSuperblocks
 	b.read(files, sizes)
+	// A killed process leaves its unsynced slot writes in the page cache,
+	// where they are read: synced now, the view a restart acts on cannot
+	// go back at a later power loss. The reads wait for the syncs.
+	for _, f := range files {
+		b.reads[b.n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpSync, File: f})] = syncNotRead
+	}
 }
+
+// syncNotRead marks a sync among a boot phase's reads: it carries no data.
+const syncNotRead = -1
 
 // createMissingSlots creates a superblock slot a crash left without its
 // name (a fresh start creates both, and their creation may not have been

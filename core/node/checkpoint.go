@@ -107,7 +107,11 @@ func (n *Node) openAllPartitions() {
 	for _, s := range n.meta.Streams() {
 		for _, t := range s.Topics {
 			for _, p := range t.Partitions {
-				n.openPartition(partKey{s.ID, t.ID, p.ID})
+				k := partKey{s.ID, t.ID, p.ID}
+				n.openPartition(k)
+				if n.cfg.clustered() {
+					n.openGroup(k, p.CreatedRevision)
+				}
 			}
 		}
 	}

@@ -10,8 +10,7 @@ import (
 
 // PeerMessage is one replica-to-replica message of a consensus group, in
 // and out of the node. Group names the group; the zero value is the
-// metadata group (partition groups are not replicated yet, see DESIGN.md
-// "Replication").
+// metadata group, any other a partition's group.
 type PeerMessage struct {
 	Group GroupID
 	Msg   vsr.Message
@@ -20,7 +19,12 @@ type PeerMessage struct {
 // GroupID names a consensus group of the node: the zero value is the
 // metadata group.
 type GroupID struct {
+	IsPartition              bool // partition ids start at 0, so the flag tells them from metadata
 	Stream, Topic, Partition uint32
+	// Revision is the partition's incarnation (metadata CreatedRevision):
+	// a partition deleted and created again, or purged, is a new group,
+	// and messages of the old one must not reach it.
+	Revision uint64
 }
 
 // GroupState describes one group of the node for the simulator's oracles:
@@ -49,10 +53,10 @@ func (n *Node) Groups() []GroupState {
 		return nil
 	}
 	r := n.replica
-	return []GroupState{{
+	return append([]GroupState{{
 		Status: r.Status(), View: r.View(), Primary: r.IsPrimary() && r.Status() == vsr.StatusNormal,
 		Op: r.Op(), Commit: r.Commit(), Applied: n.applied, AppliedChecksum: n.appliedChecksum,
-	}}
+	}}, n.groupStates()...)
 }
 
 // MetadataDigest is the XXH3 of the image of the applied state (metadata
@@ -63,8 +67,12 @@ func (n *Node) MetadataDigest() uint64 {
 
 // onPeer steps a message of another replica into its group.
 func (n *Node) onPeer(m PeerMessage) {
-	if n.replica == nil || m.Group != (GroupID{}) {
-		return // not open yet, or a group this node does not run
+	if m.Group != (GroupID{}) {
+		n.onGroupPeer(m)
+		return
+	}
+	if n.replica == nil {
+		return // not open yet
 	}
 	if m.Msg.Command == vsr.CmdRequest {
 		n.onForwarded(m.Msg)
@@ -259,6 +267,9 @@ func (n *Node) startInstall() {
 // reopenPartitions makes the partition logs follow metadata that was
 // replaced wholesale: every log is opened again and recovered from disk.
 func (n *Node) reopenPartitions() {
+	for _, k := range n.sortedGroupKeys() {
+		n.dropGroup(k)
+	}
 	clear(n.partitions)
 	n.partKeys = nil
 	clear(n.logGens)

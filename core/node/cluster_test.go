@@ -60,7 +60,8 @@ func (c *testCluster) start(i int) {
 	cfg := node.Config{
 		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		Replica: uint8(i), Replicas: uint8(len(c.hosts)), Marks: c.marks,
-		CheckpointEveryOps: c.every, ReplicaWindowOps: int(c.every), Root: rootCredentials("iggy", "iggy"),
+		CheckpointEveryOps: c.every, PartitionCheckpointEveryOps: c.every, ReplicaWindowOps: int(c.every),
+		Root: rootCredentials("iggy", "iggy"),
 	}
 	h.n = node.New(cfg, simCrypto{rng: rand.New(rand.NewPCG(uint64(i), 1))})
 	h.replies = map[bus.ConnID][][]byte{}

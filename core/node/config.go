@@ -27,6 +27,9 @@ type Config struct {
 	HeartbeatIntervalTicks uint64
 	// CheckpointEveryOps spaces metadata checkpoints; 0 means the default.
 	CheckpointEveryOps uint64
+	// PartitionCheckpointEveryOps spaces the checkpoints of a replica set's
+	// partition groups; 0 means the default.
+	PartitionCheckpointEveryOps uint64
 	// TokenCleanerIntervalTicks paces the deletion of expired tokens; 0 = off.
 	TokenCleanerIntervalTicks uint64
 	// PartitionsMax caps the partitions of all topics; 0 = no cap.

@@ -36,8 +36,6 @@ func (n *Node) handleFrame(c *conn, frame []byte) {
 		n.evict(c, h, wire.EvictInvalidRequestOperation)
 	case op.Metadata():
 		n.metadataRequest(c, h, body)
-	case op.Partition() && n.cfg.clustered():
-		n.deny(c, h, wire.FeatureUnavailable) // partition groups are not replicated yet
 	case op.Partition():
 		n.partitionRequest(c, h, body)
 	default:

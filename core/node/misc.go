@@ -19,6 +19,9 @@ func (n *Node) onTick() {
 	if n.boot == nil || n.boot.phase != bootDone {
 		return
 	}
+	if n.cfg.clustered() {
+		n.tickGroups()
+	}
 	n.expireForwards()
 	n.evictStale()
 	n.cleanTokens()

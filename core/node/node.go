@@ -72,6 +72,10 @@ const (
 	ownerMisc       // fire-and-forget housekeeping (deletes of removed partitions)
 	ownerCheckpoint // the image of a checkpoint
 	ownerSuperblock // a superblock slot write
+	// A partition group's boot reads, journal and superblock writes.
+	ownerGroupBoot
+	ownerGroupJournal
+	ownerGroupSuperblock
 )
 
 // New makes a node that has not booted yet; call Boot next.
@@ -154,6 +158,12 @@ func (n *Node) onCompletion(c storage.Completion) {
 		n.checkpointCompletion(c)
 	case ownerSuperblock:
 		n.superblockCompletion(c)
+	case ownerGroupBoot:
+		n.groupBootCompletion(o, c)
+	case ownerGroupJournal:
+		n.groupJournalCompletion(o, c)
+	case ownerGroupSuperblock:
+		n.groupSuperblockCompletion(o, c)
 	case ownerMisc:
 		if c.Result != storage.ResultOK && c.Result != storage.ResultNotFound {
 			n.logf("housekeeping request %d failed: %s", c.ID, c.Err)
@@ -178,6 +188,7 @@ func (n *Node) flush() {
 	case n.replica == nil:
 	case n.cfg.clustered():
 		n.clusterFlush()
+		n.flushGroups()
 	default:
 		n.replica.Flush()
 	}

@@ -3,6 +3,7 @@ package node
 import (
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/partition"
+	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
@@ -56,10 +57,22 @@ func (n *Node) getOffset(c *conn, h wire.RequestHeader, body []byte) {
 	}
 	k, kind, consumer, code := n.offsetTarget(c, ref, metadata.ActionReadTopics)
 	if code != wire.OK {
-		n.deny(c, h, code)
+		n.dataDeny(c, h, code)
 		return
 	}
-	log := n.partitions[k]
+	if n.cfg.clustered() {
+		n.readThroughGroup(c, h, k, func() { n.answerOffset(c, h, k, kind, consumer) })
+		return
+	}
+	n.answerOffset(c, h, k, kind, consumer)
+}
+
+func (n *Node) answerOffset(c *conn, h wire.RequestHeader, k partKey, kind partition.OffsetKind, consumer uint32) {
+	log, ok := n.partitions[k]
+	if !ok {
+		n.deny(c, h, wire.PartitionNotFound)
+		return
+	}
 	stored, ok := log.Offset(kind, consumer)
 	if !ok {
 		n.raw(c, h)
@@ -83,6 +96,10 @@ func (n *Node) storeOffset(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, wire.InvalidOffset)
 		return
 	}
+	if n.cfg.clustered() {
+		n.proposeToGroup(c, h, k, vsr.Prepare{Kind: vsr.KindStoreOffset, Body: encodeOffsetOp(kind, consumer, q.Offset, true)}, nil)
+		return
+	}
 	policy := n.topicDurability(k)
 	token := log.StoreOffset(kind, consumer, q.Offset, policy.offsetSync)
 	n.awaitOffsetWrite(c, h, k, token, policy)
@@ -102,7 +119,7 @@ func (n *Node) offsetWrite(c *conn, h wire.RequestHeader, ref wire.ConsumerOffse
 		k, kind, consumer, code = n.offsetTarget(c, ref, metadata.ActionPollMessages)
 	}
 	if code != wire.OK {
-		n.deny(c, h, code)
+		n.dataDeny(c, h, code)
 		return partKey{}, 0, 0, false
 	}
 	return k, kind, consumer, true
@@ -113,6 +130,10 @@ func (n *Node) deleteOffset(c *conn, h wire.RequestHeader, body []byte) {
 	q, code := wire.DecodeDeleteConsumerOffsetRequest(body)
 	k, kind, consumer, ok := n.offsetWrite(c, h, q.ConsumerOffsetRef, code)
 	if !ok {
+		return
+	}
+	if n.cfg.clustered() {
+		n.proposeToGroup(c, h, k, vsr.Prepare{Kind: vsr.KindDeleteOffset, Body: encodeOffsetOp(kind, consumer, 0, false)}, nil)
 		return
 	}
 	token, ok := n.partitions[k].DeleteOffset(kind, consumer)

@@ -91,6 +91,7 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 				// before a restart: the directory may exist, so it is
 				// recovered, which also creates an absent one.
 				log.Recover()
+				n.openGroup(k, e.Revision)
 			case !replaying:
 				log.Create()
 			}
@@ -99,13 +100,22 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 			delete(n.partitions, k)
 			n.partKeys = nil
 			delete(n.logGens, k)
+			n.dropGroup(k)
 			if !replaying {
 				n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDeleteTree, File: partitionDir(k)})
 				emptied = append(emptied, topicKey{k.stream, k.topic})
 			}
 		case metadata.PartitionPurged:
-			if log, ok := n.partitions[partKey{e.Stream, e.Topic, e.Partition}]; ok && !replaying {
+			k := partKey{e.Stream, e.Topic, e.Partition}
+			if log, ok := n.partitions[k]; ok && !replaying {
 				log.Purge()
+			}
+			if g := n.pgroups[k]; g != nil {
+				// The purged history is a group of its own: its files go,
+				// and the new incarnation starts empty.
+				n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDeleteTree, File: g.dir()})
+				n.dropGroup(k)
+				n.openGroup(k, e.Revision)
 			}
 		case metadata.UserDeleted:
 			n.endSessionsOf(e.User)
@@ -142,10 +152,18 @@ func (n *Node) partitionCompletion(o owner, c storage.Completion) {
 func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 	switch ev := ev.(type) {
 	case partition.Committed:
+		n.groupWritten(k, ev.Token)
 		n.written(k, ev.Token, ev.BaseOffset, wire.OK)
 	case partition.Failed:
+		if g := n.groupOf(k); g != nil {
+			// A committed op that cannot apply leaves this replica's log
+			// behind its group's: it must stop, peers hold the op.
+			n.fatal("partition %s: a committed write failed: %s", partitionDir(k), ev.Code.Name())
+			return
+		}
 		n.written(k, ev.Token, 0, ev.Code)
 	case partition.OffsetStored:
+		n.groupWritten(k, ev.Token)
 		n.written(k, ev.Token, 0, wire.OK)
 	case partition.PollDone:
 		n.pollDone(ev)
@@ -156,6 +174,13 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		}
 		if ev.CutBytes > 0 || ev.DroppedSegments > 0 {
 			n.logf("partition %s: cut %d bytes of torn tail, dropped %d segments", partitionDir(k), ev.CutBytes, ev.DroppedSegments)
+		}
+		if g := n.pgroups[k]; g != nil {
+			g.logReady = true
+			if g.installing != nil {
+				n.continueGroupInstall(g)
+			}
+			n.applyGroup(g)
 		}
 		n.boot.partitionRecovered()
 	}

@@ -11,6 +11,7 @@ import (
 const pollsInFlightMax = 4096
 
 type pendingPoll struct {
+	fetch      *logFetch // a peer's state transfer fetch, not a client's poll
 	conn       *conn
 	header     wire.RequestHeader
 	part       partKey
@@ -33,13 +34,13 @@ func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
-	s, t, ok := n.topicFor(c, h, q.StreamID, q.TopicID, metadata.ActionPollMessages)
+	s, t, ok := n.dataTopic(c, h, q.StreamID, q.TopicID, metadata.ActionPollMessages)
 	if !ok {
 		return
 	}
 	kind, consumer, pid, code := n.resolveConsumer(c, s, t, q.Consumer, q.Partition, true)
 	if code != wire.OK {
-		n.deny(c, h, code)
+		n.dataDeny(c, h, code)
 		return
 	}
 	if pid == resyncPartition {
@@ -47,7 +48,22 @@ func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
 		return
 	}
 	k := partKey{s.ID, t.ID, pid}
-	log, ok := n.partitions[k]
+	if _, ok := n.partitions[k]; !ok {
+		n.dataDeny(c, h, wire.PartitionNotFound)
+		return
+	}
+	req := pollRequest{part: k, strategy: partition.Strategy(q.Strategy.Kind), value: q.Strategy.Value,
+		next: q.Strategy.Kind == wire.PollNext, count: q.Count, autoCommit: q.AutoCommit, kind: kind, consumer: consumer}
+	if n.cfg.clustered() {
+		n.readThroughGroup(c, h, k, func() { n.startPoll(c, h, req) })
+		return
+	}
+	n.startPoll(c, h, req)
+}
+
+// startPoll reads a poll's messages from its partition log.
+func (n *Node) startPoll(c *conn, h wire.RequestHeader, q pollRequest) {
+	log, ok := n.partitions[q.part]
 	if !ok {
 		n.deny(c, h, wire.PartitionNotFound)
 		return
@@ -56,18 +72,18 @@ func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, wire.TransientNotAccepted)
 		return
 	}
-	strategy, value := partition.Strategy(q.Strategy.Kind), q.Strategy.Value
-	if q.Strategy.Kind == wire.PollNext {
+	strategy, value := q.strategy, q.value
+	if q.next {
 		strategy, value = partition.StrategyOffset, 0
-		if stored, ok := log.Offset(kind, consumer); ok {
+		if stored, ok := log.Offset(q.kind, q.consumer); ok {
 			value = stored + 1
 		}
 	}
 	n.pollSeq++
 	id := n.pollSeq
-	n.polls[id] = pendingPoll{conn: c, header: h, part: k, autoCommit: q.AutoCommit, kind: kind, consumer: consumer}
-	log.Poll(id, strategy, value, q.Count)
-	n.drainEvents(k)
+	n.polls[id] = pendingPoll{conn: c, header: h, part: q.part, autoCommit: q.autoCommit, kind: q.kind, consumer: q.consumer}
+	log.Poll(id, strategy, value, q.count)
+	n.drainEvents(q.part)
 }
 
 // resolveConsumer returns the offset key of a consumer and the partition a
@@ -114,6 +130,10 @@ func (n *Node) pollDone(ev partition.PollDone) {
 		return
 	}
 	delete(n.polls, ev.ID)
+	if p.fetch != nil {
+		n.answerLogFetch(p.fetch, ev)
+		return
+	}
 	if _, open := n.conns[p.conn.id]; !open {
 		return
 	}
@@ -138,6 +158,10 @@ func (n *Node) autoCommit(p pendingPoll, ev partition.PollDone) {
 	}
 	last := lastOffset(ev.Records, ev.MessagesCount)
 	if stored, ok := log.Offset(p.kind, p.consumer); ok && stored >= last {
+		return
+	}
+	if n.cfg.clustered() {
+		n.proposeAutoCommit(p.part, p.kind, p.consumer, last)
 		return
 	}
 	log.StoreOffset(p.kind, p.consumer, last, false)

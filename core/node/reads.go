@@ -16,10 +16,6 @@ func (n *Node) nonReplicated(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, wire.Unauthenticated)
 		return
 	}
-	if n.cfg.clustered() && (code == wire.CmdPollMessages || code == wire.CmdGetConsumerOffset) {
-		n.deny(c, h, wire.FeatureUnavailable) // partition groups are not replicated yet
-		return
-	}
 	if read, ok := n.readers[code]; ok {
 		read(c, h, body)
 		return

@@ -6,7 +6,8 @@ import (
 )
 
 // A standalone node is replica 0 and the primary of every partition; no
-// partition has changed view, so every view is 0.
+// partition has changed view, so every view is 0. A replica of a set names
+// each partition group's primary as it knows it.
 const (
 	standaloneReplicaID     = 0
 	standalonePartitionView = 0
@@ -33,9 +34,13 @@ func (n *Node) partitionRoutes(c *conn, h wire.RequestHeader, body []byte) {
 	}
 	routes := make([]wire.PartitionRoute, 0, len(t.Partitions))
 	for _, p := range t.Partitions {
-		routes = append(routes, wire.PartitionRoute{
-			PartitionID: p.ID, Primary: standaloneReplicaID, View: standalonePartitionView,
-		})
+		rt := wire.PartitionRoute{PartitionID: p.ID, Primary: standaloneReplicaID, View: standalonePartitionView}
+		if g := n.groupOf(partKey{s.ID, t.ID, p.ID}); g != nil {
+			// This replica's view of the group: a lagging one may name an
+			// old primary, which answers 58 and a lower view than the truth.
+			rt.Primary, rt.View = g.replica.Primary(), g.replica.View()
+		}
+		routes = append(routes, rt)
 	}
 	w := wire.Writer{}
 	wire.EncodePartitionRoutes(&w, routes)

@@ -2,6 +2,7 @@ package node
 
 import (
 	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
 	"github.com/iggygo/iggy/wire/xxh32"
@@ -44,13 +45,13 @@ func (n *Node) send(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
-	s, t, ok := n.topicFor(c, h, q.StreamID, q.TopicID, metadata.ActionSendMessages)
+	s, t, ok := n.dataTopic(c, h, q.StreamID, q.TopicID, metadata.ActionSendMessages)
 	if !ok {
 		return
 	}
 	k, code := n.pickPartition(s, t, q.Partitioning)
 	if code != wire.OK {
-		n.deny(c, h, code)
+		n.dataDeny(c, h, code)
 		return
 	}
 	hdr, code := batch.Validate(q.Batch)
@@ -62,6 +63,10 @@ func (n *Node) send(c *conn, h wire.RequestHeader, body []byte) {
 		return
 	}
 	log := n.partitions[k]
+	if n.cfg.clustered() {
+		n.proposeToGroup(c, h, k, vsr.Prepare{Kind: vsr.KindAppend, Body: q.Batch}, nil)
+		return
+	}
 	if code := log.CanAppend(len(q.Batch)); code != wire.OK {
 		n.deny(c, h, code)
 		return

@@ -33,6 +33,10 @@ type state struct {
 	conns   map[bus.ConnID]*conn
 
 	partitions map[partKey]*partition.Log
+	// pgroups are the partitions' consensus groups (replica sets only).
+	pgroups    map[partKey]*pgroup
+	pgroupKeys []partKey // sorted keys of pgroups; nil when stale
+	pgroupGen  uint64
 	partKeys   []partKey          // sorted keys of partitions; nil when stale
 	logGens    map[partKey]uint64 // incarnation of each open log object
 	logGen     uint64
@@ -62,6 +66,7 @@ func newState() *state {
 		clients:    map[wire.U128]*client{},
 		conns:      map[bus.ConnID]*conn{},
 		partitions: map[partKey]*partition.Log{},
+		pgroups:    map[partKey]*pgroup{},
 		logGens:    map[partKey]uint64{},
 		waiting:    map[uint64]waiter{},
 		forwards:   map[wire.U128]forwarded{},

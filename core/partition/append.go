@@ -54,6 +54,21 @@ func (l *Log) CanAppend(size int) wire.Code {
 func (l *Log) Append(rec []byte, nowMicros uint64, sync bool) (token, baseOffset uint64) {
 	code := l.CanAppend(len(rec))
 	assert.That(code == wire.OK, "partition: Append refused with %d", code)
+	return l.appendRecord(rec, nowMicros, sync)
+}
+
+// AppendCommitted is Append for a record a replica set already committed:
+// it must apply, so only a log that serves and is not broken is asked; the
+// queue bound does not apply (the group's pipeline bounds what is queued).
+func (l *Log) AppendCommitted(rec []byte, nowMicros uint64, sync bool) (token, baseOffset uint64) {
+	assert.That(l.phase == phaseReady && l.broken == wire.OK, "partition: AppendCommitted in phase %d, broken %d", l.phase, l.broken)
+	return l.appendRecord(rec, nowMicros, sync)
+}
+
+// NextOffset is the offset the next append gets.
+func (l *Log) NextOffset() uint64 { return l.nextOffset }
+
+func (l *Log) appendRecord(rec []byte, nowMicros uint64, sync bool) (token, baseOffset uint64) {
 	h := batch.ParseHeader(rec)
 	assert.That(h.Length == uint64(len(rec)) && h.Count >= 1, "partition: appending an unvalidated record")
 	s := l.active()

@@ -178,3 +178,26 @@ func (l *Log) failPendingOffsets(code wire.Code) {
 	}
 	clear(l.offsetPending)
 }
+
+// StoredOffset is one consumer's or group's stored offset.
+type StoredOffset struct {
+	Kind   OffsetKind
+	ID     uint32
+	Offset uint64
+}
+
+// Offsets lists every stored offset, by kind then id: a replica's
+// partition checkpoint carries them to a peer that installs it.
+func (l *Log) Offsets() []StoredOffset {
+	out := make([]StoredOffset, 0, len(l.offsets))
+	for k, off := range l.offsets {
+		out = append(out, StoredOffset{Kind: k.kind, ID: k.id, Offset: off})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}

@@ -20,6 +20,11 @@ const (
 	CmdStateTransferTarget  Command = 23 // source -> lagging replica: this checkpoint
 	CmdRequestStateChunk    Command = 24 // lagging replica -> source: image bytes at offset
 	CmdStateChunk           Command = 25 // source -> lagging replica: image bytes
+	// A partition group's checkpoint image names the log's length; the
+	// messages themselves are fetched by the caller (core/node), past the
+	// replica-to-replica values of protocol-framing.md 1.3. Step ignores them.
+	CmdRequestLogData Command = 30 // installing replica -> peer: messages from Offset up to Op
+	CmdLogData        Command = 31 // peer -> installing replica: whole batch records from Offset
 )
 
 var commandNames = map[Command]string{
@@ -29,7 +34,7 @@ var commandNames = map[Command]string{
 	CmdRequestPrepares: "request_prepares", CmdRepairPrepare: "repair_prepare",
 	CmdRangeEvicted: "range_evicted", CmdRequestStateTransfer: "request_state_transfer",
 	CmdStateTransferTarget: "state_transfer_target", CmdRequestStateChunk: "request_state_chunk",
-	CmdStateChunk: "state_chunk",
+	CmdStateChunk: "state_chunk", CmdRequestLogData: "request_log_data", CmdLogData: "log_data",
 }
 
 func (c Command) String() string {
@@ -116,6 +121,7 @@ type ViewState struct {
 type Install struct {
 	Checkpoint Checkpoint
 	Image      []byte
+	Source     uint8 // the replica that served it
 }
 
 // Ready is what the replica asks of its caller after some steps.

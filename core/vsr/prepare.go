@@ -28,6 +28,12 @@ const (
 	KindCommand  Kind = 1 // a metadata command (core/metadata encoding)
 	KindRegister Kind = 2 // a session registration
 	KindLogout   Kind = 3 // a session logout
+
+	// Partition groups' kinds.
+	KindAppend       Kind = 4 // a validated batch record, appended at its commit
+	KindStoreOffset  Kind = 5 // a consumer offset: kind u8, consumer u32, offset u64
+	KindDeleteOffset Kind = 6 // a consumer offset delete: kind u8, consumer u32
+	KindBarrier      Kind = 7 // no state: a poll is served once it commits (linearizable reads)
 )
 
 // Prepare is one op of the log: who asked, when, and the body to apply.

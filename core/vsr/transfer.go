@@ -128,7 +128,7 @@ func (r *Replica) onStateChunk(m *Message) {
 		return
 	}
 	t.emitted = true
-	r.install = &Install{Checkpoint: t.cp, Image: t.image}
+	r.install = &Install{Checkpoint: t.cp, Image: t.image, Source: t.source}
 }
 
 // Installed reports that the caller installed the image of cp as its state

@@ -1,0 +1,241 @@
+package node
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/wire"
+)
+
+// A replica of a set runs one consensus group per partition besides the
+// metadata group: sends and offset writes are prepares of the partition's
+// group, applied to the partition log once committed, so every replica's
+// log holds the same messages at the same offsets. The log itself is the
+// group's state: a checkpoint is the op whose append was synced, with the
+// log's length then (pgroupCheckpoint).
+
+// Partition group bounds.
+const (
+	// pgroupCheckpointEveryOpsDefault spaces a partition group's
+	// checkpoints: the journal and the prepares kept in memory after one
+	// stay this short.
+	pgroupCheckpointEveryOpsDefault = 64
+	// pgroupWindowOps is the soft bound on prepares a partition group keeps
+	// in memory for peers' repairs, unless Config.ReplicaWindowOps says.
+	pgroupWindowOps = 256
+	// pgroupWaitersMax bounds the requests waiting for ops of one group.
+	pgroupWaitersMax = 4096
+)
+
+// pgroup is this replica's member of one partition's group.
+type pgroup struct {
+	key     partKey
+	rev     uint64 // the partition's incarnation (GroupID.Revision)
+	gen     uint64 // incarnation, for completions (a group deleted and created again)
+	replica *vsr.Replica
+	journal *vsr.Journal
+	boot    *pgroupBoot // nil once open
+
+	// logReady: the partition log recovered; ops apply only then.
+	logReady bool
+	// applied is the op the log reflects; appliedChecksum its prepare's.
+	applied, appliedChecksum uint64
+	// nextOffset is where the next applied append starts. After a restart
+	// the log may hold appends of ops past the checkpoint (applied, then
+	// not yet checkpointed): replaying them skips what the log holds.
+	nextOffset uint64
+	// unsyncedSkip: the newest append replayed was already in the log.
+	unsyncedSkip bool
+
+	sb         vsr.Superblock // newest slot written
+	sbWriting  *pgroupSBWrite
+	wantVS     *vsr.ViewState
+	ckpt       *pgroupCheckpoint // checkpoint under way: image, log writes, then the superblock
+	ckptOp     uint64            // durable checkpoint
+	serving    *pgroupCheckpoint // the durable checkpoint, served to peers
+	installing *pgroupInstall    // a state transfer fetching its messages
+	// inflight are the log writes of applied ops not yet durable, by token:
+	// a checkpoint waits for those of its ops.
+	inflight map[uint64]uint64
+
+	// waiting are the requests proposed here, by op.
+	waiting map[uint64]pgroupWaiter
+}
+
+// pgroupWaiter is a request waiting for its op to apply on this primary.
+type pgroupWaiter struct {
+	conn   *conn
+	header wire.RequestHeader
+	read   func() // a read behind a barrier op: served when it applies
+}
+
+// groupOf returns the open group of a partition, or nil.
+func (n *Node) groupOf(k partKey) *pgroup {
+	g := n.pgroups[k]
+	if g == nil || g.boot != nil {
+		return nil
+	}
+	return g
+}
+
+// leads reports whether this replica is the group's primary in normal
+// status, the only member that proposes.
+func (g *pgroup) leads() bool {
+	return g.replica.IsPrimary() && g.replica.Status() == vsr.StatusNormal && g.logReady
+}
+
+// pgroupConfig opens a partition group's replica.
+func (n *Node) pgroupConfig(g *pgroup, sb vsr.Superblock, prepares []vsr.Prepare, claim uint64) vsr.Config {
+	return vsr.Config{
+		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Journal: g.journal,
+		Superblock: sb, Prepares: prepares, ClaimOp: claim, Images: groupImages{g}, Marks: n.cfg.Marks,
+		WindowOps: cmp.Or(n.cfg.ReplicaWindowOps, pgroupWindowOps),
+	}
+}
+
+// openGroup starts the group of incarnation rev of a partition whose log
+// was just opened: its superblock and journal are read, then its replica
+// opens.
+func (n *Node) openGroup(k partKey, rev uint64) {
+	n.pgroupGen++
+	g := &pgroup{key: k, rev: rev, gen: n.pgroupGen, waiting: map[uint64]pgroupWaiter{}, inflight: map[uint64]uint64{}}
+	n.pgroups[k] = g
+	n.pgroupKeys = nil
+	g.startBoot(n)
+}
+
+// dropGroup forgets a deleted partition's group; its files go with the
+// partition's directory. Requests waiting on it get 57: their outcome is
+// unknown to the client.
+func (n *Node) dropGroup(k partKey) {
+	g := n.pgroups[k]
+	if g == nil {
+		return
+	}
+	g.settle(n, true)
+	delete(n.pgroups, k)
+	n.pgroupKeys = nil
+}
+
+// sortedGroupKeys lists the partition groups in key order (cached).
+func (n *Node) sortedGroupKeys() []partKey {
+	if n.pgroupKeys == nil {
+		n.pgroupKeys = sortedGroupKeysOf(n.pgroups)
+	}
+	return n.pgroupKeys
+}
+
+// onGroupPeer steps a peer message into a partition group.
+func (n *Node) onGroupPeer(m PeerMessage) {
+	g := n.groupOf(partKey{m.Group.Stream, m.Group.Topic, m.Group.Partition})
+	if g == nil || g.rev != m.Group.Revision {
+		return // not open yet, deleted, or another incarnation: the peer retries
+	}
+	switch m.Msg.Command {
+	case vsr.CmdRequestLogData:
+		n.serveLogData(g, m.Msg)
+	case vsr.CmdLogData:
+		n.onLogData(g, m.Msg)
+	default:
+		g.replica.Step(m.Msg)
+		n.applyGroup(g)
+	}
+}
+
+// tickGroups advances every open group's clock.
+func (n *Node) tickGroups() {
+	for _, k := range n.sortedGroupKeys() {
+		if g := n.groupOf(k); g != nil {
+			g.replica.Tick()
+			n.tickGroupInstall(g)
+			n.applyGroup(g)
+		}
+	}
+}
+
+// flushGroups carries out what every group asked for after a batch of
+// steps: journal writes, peer messages, superblock writes.
+func (n *Node) flushGroups() {
+	for _, k := range n.sortedGroupKeys() {
+		g := n.groupOf(k)
+		if g == nil {
+			continue
+		}
+		g.replica.Flush()
+		rd := g.replica.TakeReady()
+		id := g.id()
+		for _, m := range rd.Messages {
+			n.ready.Peers = append(n.ready.Peers, PeerMessage{Group: id, Msg: m})
+		}
+		if rd.Superblock != nil {
+			g.wantVS = rd.Superblock
+			n.writeGroupSuperblock(g)
+		}
+		if rd.Install != nil {
+			n.startGroupInstall(g, rd.Install)
+		}
+		g.settle(n, false)
+	}
+}
+
+// settle answers 57 to the requests proposed here once this replica no
+// longer leads (or the group is gone): only the primary answers commits,
+// and the op may still commit elsewhere.
+func (g *pgroup) settle(n *Node, gone bool) {
+	if len(g.waiting) == 0 || !gone && g.leads() {
+		return
+	}
+	for _, op := range sortedKeys(g.waiting) {
+		w := g.waiting[op]
+		delete(g.waiting, op)
+		if _, open := n.conns[w.conn.id]; open {
+			n.deny(w.conn, w.header, wire.TransientNotCommitted)
+		}
+	}
+}
+
+// groupStates reports the partition groups for the simulator's oracles.
+func (n *Node) groupStates() []GroupState {
+	var out []GroupState
+	for _, k := range n.sortedGroupKeys() {
+		g := n.groupOf(k)
+		if g == nil {
+			continue
+		}
+		r := g.replica
+		out = append(out, GroupState{
+			Group:  g.id(),
+			Status: r.Status(), View: r.View(), Primary: g.leads(),
+			Op: r.Op(), Commit: r.Commit(), Applied: g.applied, AppliedChecksum: g.appliedChecksum,
+		})
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[uint64]V) []uint64 {
+	return slices.Sorted(maps.Keys(m))
+}
+
+func sortedGroupKeysOf(m map[partKey]*pgroup) []partKey {
+	keys := make([]partKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b partKey) int {
+		if a.less(b) {
+			return -1
+		}
+		if b.less(a) {
+			return 1
+		}
+		return 0
+	})
+	return keys
+}
+
+// id names the group to peers.
+func (g *pgroup) id() GroupID {
+	return GroupID{IsPartition: true, Stream: g.key.stream, Topic: g.key.topic, Partition: g.key.partition, Revision: g.rev}
+}

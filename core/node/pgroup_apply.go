@@ -1,0 +1,129 @@
+package node
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/iggygo/iggy/core/partition"
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/batch"
+)
+
+// Offset op bodies: kind u8, consumer u32, then the offset u64 of a store.
+const (
+	offsetDeleteBodyBytes = 5
+	offsetStoreBodyBytes  = 13
+)
+
+func encodeOffsetOp(kind partition.OffsetKind, consumer uint32, offset uint64, store bool) []byte {
+	b := make([]byte, offsetDeleteBodyBytes, offsetStoreBodyBytes)
+	b[0] = byte(kind)
+	binary.LittleEndian.PutUint32(b[1:], consumer)
+	if store {
+		b = binary.LittleEndian.AppendUint64(b, offset)
+	}
+	return b
+}
+
+// applyGroup applies the ops the group committed since the last call, once
+// the partition log recovered.
+func (n *Node) applyGroup(g *pgroup) {
+	if !g.logReady || g.replica == nil {
+		return
+	}
+	for _, p := range g.replica.TakeCommitted() {
+		n.applyGroupOp(g, p)
+	}
+	n.maybeGroupCheckpoint(g)
+	n.writeGroupSuperblock(g)
+}
+
+func (n *Node) applyGroupOp(g *pgroup, p vsr.Prepare) {
+	w, waited := g.waiting[p.Op]
+	delete(g.waiting, p.Op)
+	if waited {
+		if _, open := n.conns[w.conn.id]; !open {
+			waited = false
+		}
+	}
+	log := n.partitions[g.key]
+	switch p.Kind {
+	case vsr.KindAppend:
+		n.applyAppend(g, log, p, w, waited)
+	case vsr.KindStoreOffset, vsr.KindDeleteOffset:
+		n.applyOffsetOp(g, log, p, w, waited)
+	case vsr.KindBarrier:
+		if waited {
+			w.read()
+		}
+	default:
+		n.fatal("partition group %s: op %d of unknown kind %d", g.dir(), p.Op, p.Kind)
+		return
+	}
+	g.applied, g.appliedChecksum = p.Op, p.Checksum
+	n.appliedLog.push(AppliedOp{Group: g.id(), Op: p.Op, Checksum: p.Checksum})
+}
+
+// applyAppend appends a committed batch, unless the log already holds it:
+// a restart replays the ops after the checkpoint, and the log may have
+// kept the appends of some of them. The record is copied, as the log
+// stamps it in place and the prepare's bytes are served to peers.
+func (n *Node) applyAppend(g *pgroup, log *partition.Log, p vsr.Prepare, w pgroupWaiter, waited bool) {
+	count := uint64(batch.ParseHeader(p.Body).Count)
+	base := g.nextOffset
+	g.nextOffset += count
+	if g.nextOffset <= log.NextOffset() {
+		// The log read at boot may hold writes a killed process left in
+		// the page cache, never synced: no checkpoint covers this op until
+		// a later append's sync (of the same file) made them durable.
+		g.unsyncedSkip = true
+		if waited {
+			n.sendReply(w.conn, w.header, g.key, base)
+		}
+		return
+	}
+	if base != log.NextOffset() {
+		n.fatal("partition group %s: op %d appends at %d, the log is at %d", g.dir(), p.Op, base, log.NextOffset())
+		return
+	}
+	// Every append syncs: a checkpoint may come at any op and releases the
+	// journal that holds it, so the log must be durable through it by then.
+	token, _ := log.AppendCommitted(slices.Clone(p.Body), p.Timestamp, true)
+	g.unsyncedSkip = false
+	g.inflight[token] = p.Op
+	if waited {
+		n.writes[writeKey{g.key, token}] = pendingWrite{conn: w.conn, header: w.header}
+	}
+}
+
+// applyOffsetOp stores or deletes a consumer offset. It syncs: a checkpoint
+// releases the journal that holds the op, so the offset file must be
+// durable by then.
+func (n *Node) applyOffsetOp(g *pgroup, log *partition.Log, p vsr.Prepare, w pgroupWaiter, waited bool) {
+	if len(p.Body) < offsetDeleteBodyBytes {
+		n.fatal("partition group %s: op %d has a short offset body", g.dir(), p.Op)
+		return
+	}
+	kind, consumer := partition.OffsetKind(p.Body[0]), binary.LittleEndian.Uint32(p.Body[1:])
+	var token uint64
+	switch {
+	case p.Kind == vsr.KindStoreOffset && len(p.Body) == offsetStoreBodyBytes:
+		token = log.StoreOffset(kind, consumer, binary.LittleEndian.Uint64(p.Body[offsetDeleteBodyBytes:]), true)
+	case p.Kind == vsr.KindDeleteOffset:
+		var ok bool
+		if token, ok = log.DeleteOffset(kind, consumer); !ok {
+			if waited {
+				n.deny(w.conn, w.header, wire.ConsumerOffsetNotFound)
+			}
+			return
+		}
+	default:
+		n.fatal("partition group %s: op %d has a malformed offset body", g.dir(), p.Op)
+		return
+	}
+	g.inflight[token] = p.Op
+	if waited {
+		n.writes[writeKey{g.key, token}] = pendingWrite{conn: w.conn, header: w.header, offset: true}
+	}
+}

@@ -1,0 +1,245 @@
+package node
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/io/storage"
+	"github.com/zeebo/xxh3"
+)
+
+// A partition group's files live under the partition's directory, which
+// partition recovery ignores (only segment names count there).
+// Each incarnation has its own directory, so nothing an older one left
+// behind is read as its own.
+func (g *pgroup) dir() string    { return partitionDir(g.key) + "/vsr-" + strconv.FormatUint(g.rev, 10) }
+func (g *pgroup) walDir() string { return g.dir() + "/wal" }
+
+func (g *pgroup) superblockPath(slot uint64) string {
+	return g.dir() + [2]string{"/superblock.a", "/superblock.b"}[slot]
+}
+
+// pgroupBoot reads a group's superblock slots and journal segments.
+type pgroupBoot struct {
+	lists    int                   // directory listings outstanding
+	reads    map[storage.ReqID]int // outstanding reads, by index into data
+	files    []string
+	sizes    []uint64
+	data     [][]byte
+	segments []uint64 // first ops of the journal segments, by index after the slots
+	slots    int      // how many of files are superblock slots (the first ones)
+	syncs    int      // slot syncs outstanding
+	// freshSync: a new group's first superblock is on its way to disk.
+	freshSync storage.ReqID
+	// imageRead reads the image of the superblock's checkpoint; image is
+	// its bytes once read.
+	imageRead storage.ReqID
+	image     []byte
+}
+
+func (g *pgroup) bootOwner() owner { return owner{kind: ownerGroupBoot, part: g.key, gen: g.gen} }
+
+func (g *pgroup) startBoot(n *Node) {
+	g.boot = &pgroupBoot{lists: 2, reads: map[storage.ReqID]int{}}
+	n.submit(g.bootOwner(), storage.Request{Op: storage.OpList, File: g.dir()})
+	n.submit(g.bootOwner(), storage.Request{Op: storage.OpList, File: g.walDir()})
+}
+
+// groupBootCompletion routes a boot read of a group still current.
+func (n *Node) groupBootCompletion(o owner, c storage.Completion) {
+	g := n.pgroups[o.part]
+	if g == nil || g.gen != o.gen || g.boot == nil {
+		return
+	}
+	if c.Result == storage.ResultIOError {
+		n.fatal("partition group %s: boot request failed: %s", g.dir(), c.Err)
+		return
+	}
+	b := g.boot
+	if b.imageRead != 0 {
+		if c.ID == b.imageRead {
+			b.image = c.Data
+			n.openGroupReplica(g)
+		}
+		return
+	}
+	if b.freshSync != 0 {
+		if c.ID == b.freshSync {
+			n.openGroupReplica(g)
+		}
+		return
+	}
+	if b.lists > 0 {
+		b.listed(g, c)
+		if b.lists--; b.lists == 0 {
+			b.readAll(n, g)
+		}
+		return
+	}
+	if i, ok := b.reads[c.ID]; ok {
+		delete(b.reads, c.ID)
+		b.data[i] = c.Data
+	} else if b.syncs > 0 && c.Result == storage.ResultOK {
+		b.syncs--
+	}
+	if len(b.reads) == 0 && b.syncs == 0 {
+		n.openGroupReplica(g)
+	}
+}
+
+// listed notes the slots and journal segments a listing found; a missing
+// directory is a group that never wrote anything.
+func (b *pgroupBoot) listed(g *pgroup, c storage.Completion) {
+	if c.Result == storage.ResultNotFound {
+		return
+	}
+	for _, e := range c.Entries {
+		switch {
+		case e.IsDir:
+		case e.Name == "superblock.a" || e.Name == "superblock.b":
+			b.files = slices.Insert(b.files, b.slots, g.dir()+"/"+e.Name)
+			b.sizes = slices.Insert(b.sizes, b.slots, uint64(vsr.SuperblockSize))
+			b.slots++
+		case strings.HasSuffix(e.Name, ".wal"):
+			if op, err := strconv.ParseUint(strings.TrimSuffix(e.Name, ".wal"), 10, 64); err == nil {
+				b.files = append(b.files, g.walDir()+"/"+e.Name)
+				b.sizes = append(b.sizes, min(e.Size, journalReadBytesMax))
+				b.segments = append(b.segments, op)
+			}
+		}
+	}
+}
+
+func (b *pgroupBoot) readAll(n *Node, g *pgroup) {
+	b.sortSegments()
+	b.data = make([][]byte, len(b.files))
+	for i, f := range b.files {
+		b.reads[n.submit(g.bootOwner(), storage.Request{Op: storage.OpRead, File: f, Len: b.sizes[i]})] = i
+	}
+	// A killed process leaves its unsynced slot writes in the page cache,
+	// where boot reads them: synced now, a slot trusted stays (the journal
+	// syncs what it keeps the same way, RecoverJournal).
+	for _, f := range b.files[:b.slots] {
+		n.submit(g.bootOwner(), storage.Request{Op: storage.OpSync, File: f})
+		b.syncs++
+	}
+	if len(b.files) == 0 {
+		n.openGroupReplica(g)
+	}
+}
+
+// sortSegments orders the journal files by first op, keeping the slots first.
+func (b *pgroupBoot) sortSegments() {
+	idx := make([]int, len(b.segments))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(x, y int) int { return cmp.Compare(b.segments[x], b.segments[y]) })
+	files, sizes, segs := slices.Clone(b.files), slices.Clone(b.sizes), slices.Clone(b.segments)
+	for to, from := range idx {
+		b.files[b.slots+to], b.sizes[b.slots+to], b.segments[to] = files[b.slots+from], sizes[b.slots+from], segs[from]
+	}
+}
+
+// createGroup makes a new group's first superblock (view 0) durable before
+// its replica opens: a restart then finds it and knows the replica took
+// part, so a primary that restarts moves to a new view instead of
+// proposing op 1 of view 0 a second time.
+func (n *Node) createGroup(g *pgroup) {
+	sb := vsr.Superblock{Sequence: 1}
+	path := g.superblockPath(0)
+	n.submit(g.bootOwner(), storage.Request{Op: storage.OpCreate, File: path})
+	n.submit(g.bootOwner(), storage.Request{Op: storage.OpWrite, File: path, Data: [][]byte{sb.Encode()}})
+	g.boot.freshSync = n.submit(g.bootOwner(), storage.Request{Op: storage.OpSync, File: path})
+	// Slots that exist but hold nothing valid (a crash before their first
+	// sync) are read no more.
+	g.boot.data, g.boot.files, g.boot.slots = nil, nil, 0
+}
+
+// openGroupReplica opens the group's replica from what boot read: the
+// newest valid superblock slot, its checkpoint's image, and the journal
+// after the checkpoint, cut where torn or damaged. A group without a slot
+// is created first.
+func (n *Node) openGroupReplica(g *pgroup) {
+	b := g.boot
+	sb, fresh, ok := n.groupSuperblock(g)
+	if !ok {
+		return
+	}
+	if sb.CheckpointOp > 0 && b.imageRead == 0 {
+		b.imageRead = n.submit(g.bootOwner(), storage.Request{Op: storage.OpRead, File: g.imagePath(sb.CheckpointOp), Len: sb.SnapshotSize})
+		return
+	}
+	next, ok := g.bootImage(n, sb)
+	if !ok {
+		return
+	}
+	segs := make([]vsr.RecoveredSegment, len(b.segments))
+	for i, first := range b.segments {
+		segs[i] = vsr.RecoveredSegment{FirstOp: first, Data: b.data[b.slots+i]}
+	}
+	disk := diskFor{n, owner{kind: ownerGroupJournal, part: g.key, gen: g.gen}}
+	rec := vsr.RecoverJournal(disk, g.walDir(), segs, sb.CheckpointOp, sb.CheckpointChecksum, sb.LogView, n.cfg.Marks)
+	if rec.CutBytes > 0 {
+		n.logf("%s: cut %d bytes of torn or corrupt tail; peers repair it", g.walDir(), rec.CutBytes)
+	}
+	g.journal, g.sb, g.boot = rec.Journal, sb, nil
+	if fresh {
+		g.sb.Sequence = 1 // the slot createGroup wrote; vsr opens a new group (sequence 0)
+	}
+	g.applied, g.appliedChecksum, g.ckptOp = sb.CheckpointOp, sb.CheckpointChecksum, sb.CheckpointOp
+	g.nextOffset = next
+	g.replica = vsr.Open(n.pgroupConfig(g, sb, rec.Prepares, rec.ClaimOp))
+	n.applyGroup(g)
+}
+
+// groupSuperblock picks the newest valid slot; fresh: there is none and
+// createGroup made the first durable. ok is false while it does, or when
+// the group refuses to open.
+func (n *Node) groupSuperblock(g *pgroup) (sb vsr.Superblock, fresh, ok bool) {
+	b := g.boot
+	var slots [2][]byte
+	for i := range b.slots {
+		if err := vsr.CheckSuperblockVersion(b.data[i]); err != nil {
+			n.fatal("refusing %s: %v", b.files[i], err)
+			return sb, false, false
+		}
+		slots[i] = b.data[i]
+	}
+	if sb, ok := vsr.Newest(slots[0], slots[1]); ok {
+		return sb, false, true
+	}
+	switch {
+	case len(b.segments) > 0:
+		n.fatal("refusing %s: its journal has ops but no superblock slot is valid", g.dir())
+		return sb, false, false
+	case b.freshSync == 0:
+		n.createGroup(g)
+		return sb, false, false
+	}
+	return vsr.Superblock{}, true, true
+}
+
+// bootImage checks the image of the superblock's checkpoint and returns the
+// log length it names; the replica serves it to peers.
+func (g *pgroup) bootImage(n *Node, sb vsr.Superblock) (uint64, bool) {
+	if sb.CheckpointOp == 0 {
+		return 0, true
+	}
+	img := g.boot.image
+	next, _, err := decodeGroupImage(img)
+	if err == nil && (uint64(len(img)) != sb.SnapshotSize || xxh3.Hash(img) != sb.SnapshotChecksum) {
+		err = errors.New("it does not match the superblock's checksum")
+	}
+	if err != nil {
+		n.fatal("refusing %s: %v", g.imagePath(sb.CheckpointOp), err)
+		return 0, false
+	}
+	cp := vsr.Checkpoint{Op: sb.CheckpointOp, Checksum: sb.CheckpointChecksum, Size: sb.SnapshotSize, ImageChecksum: sb.SnapshotChecksum}
+	g.serving = &pgroupCheckpoint{cp: cp, image: img, synced: true}
+	return next, true
+}

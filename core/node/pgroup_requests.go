@@ -1,0 +1,84 @@
+package node
+
+import (
+	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/partition"
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/wire"
+)
+
+// pollRequest is a resolved poll, run against the log when it is served.
+type pollRequest struct {
+	part       partKey
+	strategy   partition.Strategy
+	value      uint64
+	next       bool // PollNext: the value is the stored offset + 1, read when served
+	count      uint32
+	autoCommit bool
+	kind       partition.OffsetKind
+	consumer   uint32
+}
+
+// proposeToGroup proposes a partition op for the request of c on the
+// partition's primary. Anywhere else, or when the group cannot take it
+// now, the answer is 58 (TransientNotAccepted: never admitted, the client
+// sends it again, to another replica after a while; protocol-data.md 9.3).
+func (n *Node) proposeToGroup(c *conn, h wire.RequestHeader, k partKey, p vsr.Prepare, read func()) {
+	g := n.groupOf(k)
+	if g == nil || !g.leads() || g.replica.Full() || len(g.waiting) >= pgroupWaitersMax {
+		n.deny(c, h, wire.TransientNotAccepted)
+		return
+	}
+	p.Timestamp = n.now.NowMicros
+	op, ok := g.replica.Propose(p)
+	if !ok {
+		n.deny(c, h, wire.TransientNotAccepted)
+		return
+	}
+	g.waiting[op] = pgroupWaiter{conn: c, header: h, read: read}
+}
+
+// readThroughGroup serves a read of partition k once a barrier op commits
+// in its group: the log then holds every write acknowledged before the
+// read came, so the answer is linearizable.
+func (n *Node) readThroughGroup(c *conn, h wire.RequestHeader, k partKey, read func()) {
+	n.proposeToGroup(c, h, k, vsr.Prepare{Kind: vsr.KindBarrier}, read)
+}
+
+// proposeAutoCommit stores a poll's last offset through the group, best
+// effort: nobody waits for it.
+func (n *Node) proposeAutoCommit(k partKey, kind partition.OffsetKind, consumer uint32, offset uint64) {
+	if g := n.groupOf(k); g != nil && g.leads() && !g.replica.Full() {
+		g.replica.Propose(vsr.Prepare{Kind: vsr.KindStoreOffset, Timestamp: n.now.NowMicros,
+			Body: encodeOffsetOp(kind, consumer, offset, true)})
+	}
+}
+
+// dataDeny answers a partition-plane request that failed with code. A
+// replica that is not the metadata primary may not have applied the
+// create of the stream, topic, partition or group the request names yet:
+// there a not-found is 58 (not yet routable; protocol-data.md 9.3), and
+// the client sends it again.
+func (n *Node) dataDeny(c *conn, h wire.RequestHeader, code wire.Code) {
+	if n.cfg.clustered() && !n.leading() {
+		switch code {
+		case wire.StreamIdNotFound, wire.StreamNameNotFound, wire.TopicIdNotFound, wire.TopicNameNotFound,
+			wire.PartitionNotFound, wire.ConsumerGroupIdNotFound:
+			code = wire.TransientNotAccepted
+		}
+	}
+	n.deny(c, h, code)
+}
+
+// dataTopic is topicFor for partition-plane requests (dataDeny).
+func (n *Node) dataTopic(c *conn, h wire.RequestHeader, stream, topic wire.Identifier, action metadata.Action) (*metadata.Stream, *metadata.Topic, bool) {
+	s, t, code := n.meta.Topic(stream, topic)
+	if code == wire.OK && !n.meta.Authorize(c.userID, action, s.ID, t.ID) {
+		code = wire.Unauthorized
+	}
+	if code != wire.OK {
+		n.dataDeny(c, h, code)
+		return nil, nil, false
+	}
+	return s, t, true
+}

@@ -1,0 +1,211 @@
+package node_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"testing"
+
+	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/batch"
+)
+
+// partitionGroup returns replica i's state of the first partition group.
+func (c *testCluster) partitionGroup(i int) (node.GroupState, bool) {
+	h := c.hosts[i]
+	if h.n == nil {
+		return node.GroupState{}, false
+	}
+	for _, g := range h.n.Groups() {
+		if g.Group.IsPartition {
+			return g, true
+		}
+	}
+	return node.GroupState{}, false
+}
+
+// partitionConverged: every live replica applied at least op of the
+// partition group, and all applied the same prepare at the same op.
+func (c *testCluster) partitionConverged(op uint64) bool {
+	var first *node.GroupState
+	for i := range c.hosts {
+		if c.hosts[i].n == nil {
+			continue
+		}
+		g, ok := c.partitionGroup(i)
+		if !ok || g.Applied < op {
+			return false
+		}
+		if first != nil && (g.Applied != first.Applied || g.AppliedChecksum != first.AppliedChecksum) {
+			return false
+		}
+		first = &g
+	}
+	return true
+}
+
+func (cl *cclient) next() wire.RequestHeader {
+	cl.request++
+	return wire.RequestHeader{Client: cl.id, Request: cl.request, Session: cl.session}
+}
+
+// do sends command code with body and returns the reply's outcome.
+func (cl *cclient) do(code wire.Command, body []byte) (wire.Code, []byte) {
+	h := cl.next()
+	h.Operation = wire.OperationForCommand(code)
+	h.NRCode = code
+	return replyOutcome(cl.c.t, cl.call(h, body))
+}
+
+func encodeBody(enc func(*wire.Writer)) []byte {
+	w := wire.Writer{}
+	enc(&w)
+	return w.Buf
+}
+
+func (cl *cclient) createTopic(stream, topic string) {
+	q := wire.CreateTopicRequest{StreamID: wire.NamedID(stream), Name: topic, PartitionsCount: 1}
+	mustOK(cl.c.t, first(cl.do(wire.CmdCreateTopic, encodeBody(q.Encode))))
+}
+
+// send sends one batch of n messages to partition 0 of stream/topic.
+func (cl *cclient) send(stream, topic string, n int) (wire.Code, uint64) {
+	msgs := make([]batch.Message, n)
+	for i := range msgs {
+		msgs[i] = batch.Message{ID: [16]byte{byte(i + 1)}, Payload: fmt.Appendf(nil, "m%d", i)}
+	}
+	rec, code := batch.Build(msgs)
+	if code != wire.OK {
+		cl.c.t.Fatalf("batch: %s", code.Name())
+	}
+	q := wire.SendMessagesRequest{StreamID: wire.NamedID(stream), TopicID: wire.NamedID(topic),
+		Partitioning: wire.Partitioning{Kind: wire.PartitioningPartitionID}, MessagesCount: uint32(n), Batch: rec}
+	code, payload := cl.do(wire.CmdSendMessages, encodeBody(q.Encode))
+	if code != wire.OK {
+		return code, 0
+	}
+	confs, _ := wire.DecodeSendConfirmations(payload)
+	return code, confs[0].BaseOffset
+}
+
+// poll reads up to count messages of partition 0 from offset 0 and
+// returns how many came and the partition's current offset.
+func (cl *cclient) poll(stream, topic string, count uint32) (wire.Code, uint32, uint64) {
+	q := wire.PollMessagesRequest{
+		Consumer: wire.Consumer{Kind: wire.ConsumerKindConsumer, ID: wire.NumericID(1)},
+		StreamID: wire.NamedID(stream), TopicID: wire.NamedID(topic),
+		Partition: wire.OptionalPartition{Given: true}, Strategy: wire.PollingStrategy{Kind: wire.PollOffset}, Count: count,
+	}
+	h := cl.next()
+	h.Operation, h.NRCode = wire.OpNonReplicated, wire.CmdPollMessages
+	frame := cl.call(h, encodeBody(q.Encode))
+	code, payload := replyOutcome(cl.c.t, frame)
+	if code != wire.OK || len(payload) < 16 {
+		return code, 0, 0
+	}
+	return code, binary.LittleEndian.Uint32(payload[12:]), binary.LittleEndian.Uint64(payload[4:])
+}
+
+func first(code wire.Code, _ []byte) wire.Code { return code }
+
+func sent(code wire.Code, _ uint64) wire.Code { return code }
+
+// covers VSR-1
+// A partition of a replica set is its own group: the primary of its view
+// appends committed batches, a poll there sees every acknowledged one, a
+// backup refuses partition requests with 58 and names the primary in its
+// routes, and every replica's log applies the same ops.
+func TestClusterPartitionGroupSendPoll(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	cl := c.client(1)
+	cl.connect(0)
+	mustOK(t, cl.login())
+	mustOK(t, cl.createStream("s", false))
+	cl.createTopic("s", "t")
+	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
+	for i := range 5 {
+		code, base := cl.send("s", "t", 3)
+		if code != wire.OK || base != uint64(3*i) {
+			t.Fatalf("send %d: %s at %d", i, code.Name(), base)
+		}
+	}
+	if code, n, current := cl.poll("s", "t", 100); code != wire.OK || n != 15 || current != 14 {
+		t.Fatalf("poll: %s, %d messages, current offset %d", code.Name(), n, current)
+	}
+	backup := c.client(2)
+	backup.connect(1)
+	mustOK(t, backup.login())
+	if code, _ := backup.send("s", "t", 1); code != wire.TransientNotAccepted {
+		t.Fatalf("send to a backup: %s, want 58", code.Name())
+	}
+	code, payload := backup.do(wire.CmdPartitionRoutes, encodeBody(wire.TopicRef{StreamID: wire.NamedID("s"), TopicID: wire.NamedID("t")}.Encode))
+	routes, _ := wire.DecodePartitionRoutes(payload)
+	if code != wire.OK || len(routes) != 1 || routes[0].Primary != 0 {
+		t.Fatalf("routes from a backup: %s %+v", code.Name(), routes)
+	}
+	c.until("the partition group converges", func() bool { return c.partitionConverged(6) })
+}
+
+// covers VSR-19, VSR-22
+// A replica cut off while the partition's group checkpoints past what its
+// peers keep catches up by state transfer: the image names the log's
+// length, and the messages it lacks are fetched from a peer, the rest of
+// its log kept.
+func TestClusterPartitionGroupStateTransfer(t *testing.T) {
+	c := newTestCluster(t, 3, 4)
+	c.until("root", func() bool { return c.converged(1) })
+	cl := c.client(1)
+	cl.connect(0)
+	mustOK(t, cl.login())
+	mustOK(t, cl.createStream("s", false))
+	cl.createTopic("s", "t")
+	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
+	mustOK(t, sent(cl.send("s", "t", 2)))
+	c.until("the first batch everywhere", func() bool { return c.partitionConverged(1) })
+	c.isolate(2, true)
+	for range 30 {
+		mustOK(t, sent(cl.send("s", "t", 2)))
+	}
+	c.isolate(2, false)
+	c.until("the cut-off replica catches up", func() bool { return c.partitionConverged(31) })
+	if c.marks["vsr.state_transfer.installed"] == 0 {
+		t.Fatalf("no state transfer: %v", c.marks)
+	}
+}
+
+// covers VSR-28
+// The partition's primary dies with its unsynced writes lost: a new
+// primary of the partition's group takes over, sends continue there at
+// the next offset, and the old primary comes back and converges.
+func TestClusterPartitionGroupPrimaryCrash(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	cl := c.client(1)
+	cl.connect(0)
+	mustOK(t, cl.login())
+	mustOK(t, cl.createStream("s", false))
+	cl.createTopic("s", "t")
+	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
+	mustOK(t, sent(cl.send("s", "t", 4)))
+	c.stop(0, true)
+	var primary int
+	c.until("a new partition primary", func() bool {
+		for i := 1; i < 3; i++ {
+			if g, ok := c.partitionGroup(i); ok && g.Primary {
+				primary = i
+				return true
+			}
+		}
+		return false
+	})
+	other := c.client(2)
+	other.connect(primary)
+	c.until("a session on the new primary", func() bool { return other.login() == wire.OK })
+	code, base := other.send("s", "t", 1)
+	if code != wire.OK || base != 4 {
+		t.Fatalf("send to the new primary: %s at %d, want offset 4", code.Name(), base)
+	}
+	c.start(0)
+	c.until("convergence", func() bool { return c.partitionConverged(2) })
+}

@@ -1,0 +1,214 @@
+package node
+
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+
+	"github.com/iggygo/iggy/core/partition"
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/batch"
+)
+
+// A replica whose group fell behind what its peers' journals hold installs
+// a peer's checkpoint: vsr fetches the image (the log length and the
+// consumer offsets), then the node fetches the messages its own log lacks
+// up to that length, from the offset its log reaches: the segments it
+// holds are kept (VSR-19). Only then does the checkpoint become its own.
+
+// Bounds of the message fetch of a state transfer.
+const (
+	// logFetchRetryTicks: an unanswered fetch is asked again, of the next
+	// peer, after this long.
+	logFetchRetryTicks = 100
+	// groupImageOffsetsMax bounds the consumer offsets an image may carry.
+	groupImageOffsetsMax  = 1 << 20
+	groupImageHeaderBytes = 12
+	groupImageEntryBytes  = 13
+)
+
+// pgroupInstall is a state transfer whose messages are being fetched.
+type pgroupInstall struct {
+	in      *vsr.Install
+	next    uint64 // the log length the checkpoint names
+	offsets []partition.StoredOffset
+	source  uint8
+	askedAt uint64
+}
+
+// encodeGroupImage: [log length u64][count u32], then count × [kind u8]
+// [consumer u32][offset u64].
+func encodeGroupImage(next uint64, offs []partition.StoredOffset) []byte {
+	b := make([]byte, 0, groupImageHeaderBytes+groupImageEntryBytes*len(offs))
+	b = binary.LittleEndian.AppendUint64(b, next)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(offs)))
+	for _, o := range offs {
+		b = append(b, byte(o.Kind))
+		b = binary.LittleEndian.AppendUint32(b, o.ID)
+		b = binary.LittleEndian.AppendUint64(b, o.Offset)
+	}
+	return b
+}
+
+func decodeGroupImage(b []byte) (uint64, []partition.StoredOffset, error) {
+	if len(b) < groupImageHeaderBytes {
+		return 0, nil, errors.New("short partition image")
+	}
+	next, count := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint32(b[8:])
+	if count > groupImageOffsetsMax || uint64(len(b)) != groupImageHeaderBytes+uint64(count)*groupImageEntryBytes {
+		return 0, nil, errors.New("partition image length does not match its offsets")
+	}
+	offs := make([]partition.StoredOffset, count)
+	for i := range offs {
+		e := b[groupImageHeaderBytes+i*groupImageEntryBytes:]
+		kind := partition.OffsetKind(e[0])
+		if kind < partition.Consumer || kind > partition.External {
+			return 0, nil, errors.New("partition image holds an unknown offset kind")
+		}
+		offs[i] = partition.StoredOffset{Kind: kind, ID: binary.LittleEndian.Uint32(e[1:]), Offset: binary.LittleEndian.Uint64(e[5:])}
+	}
+	return next, offs, nil
+}
+
+// startGroupInstall begins installing a state transfer the replica fetched.
+func (n *Node) startGroupInstall(g *pgroup, in *vsr.Install) {
+	next, offs, err := decodeGroupImage(in.Image)
+	if err != nil {
+		// The replica checked the bytes against the checkpoint's checksum:
+		// a peer served a bad image, a bug, not a fault.
+		n.fatal("partition group %s: state transfer image of op %d is invalid: %v", g.dir(), in.Checkpoint.Op, err)
+		return
+	}
+	g.installing = &pgroupInstall{in: in, next: next, offsets: offs, source: in.Source}
+	n.logf("partition group %s: installing checkpoint op %d (%d messages) from replica %d", g.dir(), in.Checkpoint.Op, next, in.Source)
+	n.continueGroupInstall(g)
+}
+
+// continueGroupInstall asks for the next messages, or finishes once the
+// log holds the checkpoint's length and no checkpoint of its own is on
+// its way (its image file would be overwritten).
+func (n *Node) continueGroupInstall(g *pgroup) {
+	in, log := g.installing, n.partitions[g.key]
+	if !g.logReady {
+		return // the log's recovery continues it
+	}
+	if log.NextOffset() < in.next {
+		in.askedAt = n.now.Ticks
+		n.ready.Peers = append(n.ready.Peers, PeerMessage{Group: g.id(), Msg: vsr.Message{
+			Command: vsr.CmdRequestLogData, From: n.cfg.Replica, To: in.source, Offset: log.NextOffset(), Op: in.next}})
+		return
+	}
+	if g.checkpointing() {
+		return // retried when it is durable (tickGroupInstall)
+	}
+	n.applyImageOffsets(g, log, in)
+	n.writeGroupImage(g, &pgroupCheckpoint{cp: in.in.Checkpoint, image: in.in.Image, install: true})
+}
+
+// tickGroupInstall asks another peer when a fetch went unanswered, and
+// retries a finish that waited for a checkpoint.
+func (n *Node) tickGroupInstall(g *pgroup) {
+	in := g.installing
+	if in == nil || !g.logReady || g.ckpt != nil && g.ckpt.install {
+		return
+	}
+	if n.partitions[g.key].NextOffset() >= in.next {
+		n.continueGroupInstall(g)
+		return
+	}
+	if n.now.Ticks-in.askedAt >= logFetchRetryTicks {
+		in.source = (in.source + 1) % n.cfg.Replicas
+		if in.source == n.cfg.Replica {
+			in.source = (in.source + 1) % n.cfg.Replicas
+		}
+		n.continueGroupInstall(g)
+	}
+}
+
+// applyImageOffsets makes the stored offsets those of the image: every
+// write syncs before the checkpoint may become durable.
+func (n *Node) applyImageOffsets(g *pgroup, log *partition.Log, in *pgroupInstall) {
+	for _, o := range log.Offsets() {
+		if !slices.ContainsFunc(in.offsets, func(i partition.StoredOffset) bool { return i.Kind == o.Kind && i.ID == o.ID }) {
+			if token, ok := log.DeleteOffset(o.Kind, o.ID); ok {
+				g.inflight[token] = in.in.Checkpoint.Op
+			}
+		}
+	}
+	for _, o := range in.offsets {
+		g.inflight[log.StoreOffset(o.Kind, o.ID, o.Offset, true)] = in.in.Checkpoint.Op
+	}
+}
+
+// groupInstalled: the installed checkpoint is durable; the replica resumes
+// from it.
+func (n *Node) groupInstalled(g *pgroup, ck *pgroupCheckpoint) {
+	next := g.installing.next
+	g.installing = nil
+	g.applied, g.appliedChecksum, g.nextOffset = ck.cp.Op, ck.cp.Checksum, next
+	g.unsyncedSkip = false
+	g.replica.Installed(ck.cp)
+	n.logf("partition group %s: installed state transfer of checkpoint op %d", g.dir(), ck.cp.Op)
+}
+
+// serveLogData answers a peer's fetch from this replica's log, with whole
+// batch records: a poll from the offset asked for, of the messages up to
+// the length asked for (both batch boundaries of every replica's log).
+func (n *Node) serveLogData(g *pgroup, m vsr.Message) {
+	log := n.partitions[g.key]
+	if m.Op <= m.Offset || m.Op-m.Offset > uint64(^uint32(0)) || log.CanPoll() != wire.OK || len(n.polls) >= pollsInFlightMax {
+		return // the peer asks again
+	}
+	n.pollSeq++
+	n.polls[n.pollSeq] = pendingPoll{part: g.key, fetch: &logFetch{group: g.id(), to: m.From, offset: m.Offset}}
+	log.Poll(n.pollSeq, partition.StrategyOffset, m.Offset, uint32(m.Op-m.Offset))
+	n.drainEvents(g.key)
+}
+
+// logFetch is a poll that answers a peer's fetch, not a client.
+type logFetch struct {
+	group  GroupID
+	to     uint8
+	offset uint64
+}
+
+func (n *Node) answerLogFetch(f *logFetch, ev partition.PollDone) {
+	if ev.Code != wire.OK || ev.MessagesCount == 0 {
+		return
+	}
+	var data []byte
+	for _, r := range ev.Records {
+		data = append(data, r...)
+	}
+	n.ready.Peers = append(n.ready.Peers, PeerMessage{Group: f.group, Msg: vsr.Message{
+		Command: vsr.CmdLogData, From: n.cfg.Replica, To: f.to, Offset: f.offset, Data: data}})
+}
+
+// onLogData appends the records a peer sent for the install under way.
+func (n *Node) onLogData(g *pgroup, m vsr.Message) {
+	in, log := g.installing, n.partitions[g.key]
+	if in == nil || !g.logReady || m.Offset != log.NextOffset() {
+		return
+	}
+	for data := m.Data; len(data) > 0; {
+		h, code := batch.Validate(data[:min(len(data), recordLength(data))])
+		if code != wire.OK || h.BaseOffset != log.NextOffset() || h.BaseOffset+uint64(h.Count) > in.next {
+			n.logf("partition group %s: refusing fetched messages at offset %d: %s", g.dir(), log.NextOffset(), code.Name())
+			break
+		}
+		rec := slices.Clone(data[:h.Length])
+		token, _ := log.AppendCommitted(rec, h.BaseTimestamp, true)
+		g.inflight[token] = in.in.Checkpoint.Op
+		data = data[h.Length:]
+	}
+	n.continueGroupInstall(g)
+}
+
+// recordLength is the length a record's header claims, or the bytes left.
+func recordLength(b []byte) int {
+	if len(b) < batch.HeaderBytes {
+		return len(b)
+	}
+	return int(min(batch.ParseHeader(b).Length, uint64(len(b))))
+}
