@@ -148,6 +148,8 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		// 0 is "all", as in config.ReplicationAll.
 		DefaultReplicationFactor: uint8(cfg.Cluster.DefaultReplicationFactor),
 		SkipReadChecksums:        !cfg.System.Partition.ValidateChecksum,
+		RepairMemoryBytesMax:     cfg.Partition.RepairMemoryBytesMax,
+		WALBytesMax:              cfg.Partition.WALBytesMax,
 	}
 	tick := clock.TickMillis * time.Millisecond
 	if cfg.Heartbeat.Enabled {

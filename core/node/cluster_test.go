@@ -40,10 +40,18 @@ type testCluster struct {
 	marks   mark.Counts
 	every   uint64 // checkpoint spacing
 	lastCID bus.ConnID
+	// repairBytes is Config.RepairMemoryBytesMax (0: the default).
+	repairBytes uint64
 }
 
 func newTestCluster(t *testing.T, count int, checkpointEvery uint64) *testCluster {
-	c := &testCluster{t: t, rng: rand.New(rand.NewPCG(uint64(count), 7)), marks: mark.Counts{}, every: checkpointEvery}
+	return newBudgetedCluster(t, count, checkpointEvery, 0)
+}
+
+// newBudgetedCluster is newTestCluster with a repair memory budget.
+func newBudgetedCluster(t *testing.T, count int, checkpointEvery, repairBytes uint64) *testCluster {
+	c := &testCluster{t: t, rng: rand.New(rand.NewPCG(uint64(count), 7)), marks: mark.Counts{}, every: checkpointEvery,
+		repairBytes: repairBytes}
 	c.cut = make([][]bool, count)
 	for i := range count {
 		c.cut[i] = make([]bool, count)
@@ -61,7 +69,7 @@ func (c *testCluster) start(i int) {
 		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		Replica: uint8(i), Replicas: uint8(len(c.hosts)), Marks: c.marks,
 		CheckpointEveryOps: c.every, PartitionCheckpointEveryOps: c.every, ReplicaWindowOps: int(c.every),
-		Root: rootCredentials("iggy", "iggy"),
+		RepairMemoryBytesMax: c.repairBytes, Root: rootCredentials("iggy", "iggy"),
 	}
 	h.n = node.New(cfg, simCrypto{rng: rand.New(rand.NewPCG(uint64(i), 1))})
 	h.replies = map[bus.ConnID][][]byte{}

@@ -30,6 +30,11 @@ type Config struct {
 	// PartitionCheckpointEveryOps spaces the checkpoints of a replica set's
 	// partition groups; 0 means the default.
 	PartitionCheckpointEveryOps uint64
+	// RepairMemoryBytesMax (partition.repair_memory_bytes_max) bounds the
+	// prepares all partition groups keep for peers' repairs, shared evenly;
+	// WALBytesMax (partition.wal_bytes_max) bounds one group's share and its
+	// journal after a checkpoint. 0: the defaults (1 GiB, 512 MiB).
+	RepairMemoryBytesMax, WALBytesMax uint64
 	// TokenCleanerIntervalTicks paces the deletion of expired tokens; 0 = off.
 	TokenCleanerIntervalTicks uint64
 	// PartitionsMax caps the partitions of all topics; 0 = no cap.

@@ -27,6 +27,9 @@ const (
 	pgroupWindowOps = 256
 	// pgroupWaitersMax bounds the requests waiting for ops of one group.
 	pgroupWaitersMax = 4096
+	// Defaults of Config.RepairMemoryBytesMax and WALBytesMax.
+	repairMemoryBytesMaxDefault = 1 << 30
+	walBytesMaxDefault          = 512 << 20
 )
 
 // pgroup is this replica's member of one partition's group.
@@ -48,6 +51,9 @@ type pgroup struct {
 	nextOffset uint64
 	// unsyncedSkip: the newest append replayed was already in the log.
 	unsyncedSkip bool
+	// bytesSinceCkpt counts the prepare bytes applied since the last
+	// checkpoint began: the journal after it stays within WALBytesMax.
+	bytesSinceCkpt uint64
 
 	sb         vsr.Superblock // newest slot written
 	sbWriting  *pgroupSBWrite
@@ -91,7 +97,25 @@ func (n *Node) pgroupConfig(g *pgroup, sb vsr.Superblock, prepares []vsr.Prepare
 	return vsr.Config{
 		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Journal: g.journal,
 		Superblock: sb, Prepares: prepares, ClaimOp: claim, Images: groupImages{g}, Marks: n.cfg.Marks,
-		WindowOps: cmp.Or(n.cfg.ReplicaWindowOps, pgroupWindowOps),
+		WindowOps: cmp.Or(n.cfg.ReplicaWindowOps, pgroupWindowOps), WindowBytesMax: n.repairShareBytes(),
+	}
+}
+
+// repairShareBytes is one partition group's share of the node's repair
+// memory (VSR-20), at most the journal bound of one partition (VSR-21).
+func (n *Node) repairShareBytes() uint64 {
+	total := cmp.Or(n.cfg.RepairMemoryBytesMax, repairMemoryBytesMaxDefault)
+	return max(1, min(cmp.Or(n.cfg.WALBytesMax, walBytesMaxDefault), total/uint64(max(1, len(n.pgroups)))))
+}
+
+// rebudgetGroups gives every open group its share after the number of
+// groups changed.
+func (n *Node) rebudgetGroups() {
+	share := n.repairShareBytes()
+	for _, k := range n.sortedGroupKeys() {
+		if g := n.groupOf(k); g != nil {
+			g.replica.SetWindowBytesMax(share)
+		}
 	}
 }
 
@@ -104,6 +128,7 @@ func (n *Node) openGroup(k partKey, rev uint64) {
 	n.pgroups[k] = g
 	n.pgroupKeys = nil
 	g.startBoot(n)
+	n.rebudgetGroups()
 }
 
 // dropGroup forgets a deleted partition's group; its files go with the
@@ -117,6 +142,7 @@ func (n *Node) dropGroup(k partKey) {
 	g.settle(n, true)
 	delete(n.pgroups, k)
 	n.pgroupKeys = nil
+	n.rebudgetGroups()
 }
 
 // sortedGroupKeys lists the partition groups in key order (cached).

@@ -62,6 +62,7 @@ func (n *Node) applyGroupOp(g *pgroup, p vsr.Prepare) {
 		return
 	}
 	g.applied, g.appliedChecksum = p.Op, p.Checksum
+	g.bytesSinceCkpt += uint64(vsr.PrepareHeaderSize + len(p.Body))
 	n.appliedLog.push(AppliedOp{Group: g.id(), Op: p.Op, Checksum: p.Checksum})
 }
 

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/iggygo/iggy/core/vsr"
@@ -43,9 +44,11 @@ func (n *Node) maybeGroupCheckpoint(g *pgroup) {
 	if every == 0 {
 		every = pgroupCheckpointEveryOpsDefault
 	}
-	if g.checkpointing() || g.installing != nil || g.unsyncedSkip || g.applied-g.ckptOp < every {
+	due := g.applied-g.ckptOp >= every || g.bytesSinceCkpt >= cmp.Or(n.cfg.WALBytesMax, walBytesMaxDefault)/2
+	if g.checkpointing() || g.installing != nil || g.unsyncedSkip || g.applied == g.ckptOp || !due {
 		return
 	}
+	g.bytesSinceCkpt = 0
 	img := encodeGroupImage(g.nextOffset, n.partitions[g.key].Offsets())
 	cp := vsr.Checkpoint{Op: g.applied, Checksum: g.appliedChecksum, Size: uint64(len(img)), ImageChecksum: xxh3.Hash(img)}
 	g.journal.Rotate() // later ops go to a new segment, which the checkpoint does not hold up

@@ -209,3 +209,27 @@ func TestClusterPartitionGroupPrimaryCrash(t *testing.T) {
 	c.start(0)
 	c.until("convergence", func() bool { return c.partitionConverged(2) })
 }
+
+// covers VSR-20, VSR-22
+// With a repair budget of a few prepares, a partition group keeps no more
+// for its peers although its op window would hold them all: a replica cut
+// off meanwhile catches up by state transfer, not by repair.
+func TestClusterPartitionGroupRepairBudget(t *testing.T) {
+	c := newBudgetedCluster(t, 3, 0, 1024)
+	c.until("root", func() bool { return c.converged(1) })
+	cl := c.client(1)
+	cl.connect(0)
+	mustOK(t, cl.login())
+	mustOK(t, cl.createStream("s", false))
+	cl.createTopic("s", "t")
+	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
+	c.isolate(2, true)
+	for range 70 { // past the default checkpoint spacing of 64 ops
+		mustOK(t, sent(cl.send("s", "t", 2)))
+	}
+	c.isolate(2, false)
+	c.until("the cut-off replica catches up", func() bool { return c.partitionConverged(70) })
+	if c.marks["vsr.state_transfer.installed"] == 0 || c.marks["vsr.repair.range_evicted"] == 0 {
+		t.Fatalf("no state transfer after an evicted range: %v", c.marks)
+	}
+}

@@ -91,10 +91,10 @@ func (w *window) truncate(op uint64) {
 }
 
 // evict drops prepares at or below upTo from the front while more than
-// keep are held.
-func (w *window) evict(upTo uint64, keep int) {
+// keep are held, or more than keepBytes of them (0: no byte bound).
+func (w *window) evict(upTo uint64, keep int, keepBytes uint64) {
 	n := 0
-	for len(w.entries)-n > keep && w.base+uint64(n)+1 <= upTo {
+	for w.base+uint64(n)+1 <= upTo && (len(w.entries)-n > keep || keepBytes > 0 && w.heldAfter(n) > keepBytes) {
 		n++
 	}
 	if n == 0 {
@@ -106,6 +106,14 @@ func (w *window) evict(upTo uint64, keep int) {
 	w.baseEnd = w.ends[n-1]
 	w.ends = w.ends[n:]
 	w.base, w.baseChecksum, w.baseKnown = last.Op, last.Checksum, true
+}
+
+// heldAfter is the encoded size of the prepares held once the first n go.
+func (w *window) heldAfter(n int) uint64 {
+	if n == 0 {
+		return w.endAt(w.head()) - w.baseEnd
+	}
+	return w.endAt(w.head()) - w.ends[n-1]
 }
 
 // reset empties the log at a checkpoint.

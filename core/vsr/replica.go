@@ -57,6 +57,10 @@ type Config struct {
 	Marks mark.Sink
 	// WindowOps is the soft bound on prepares kept in memory (0: default).
 	WindowOps int
+	// WindowBytesMax bounds the bytes of the prepares kept for peers'
+	// repairs past the checkpoint (0: only WindowOps bounds them); a peer
+	// that needs more gets a state transfer (VSR-20, VSR-21, VSR-22).
+	WindowBytesMax uint64
 	// StateChunkBytes is the size of a state transfer chunk (0: the max).
 	StateChunkBytes int
 }
@@ -74,13 +78,14 @@ type ackState struct {
 // it answers with TakeReady and TakeCommitted. With a replica set of one,
 // an op commits as soon as its prepare is durable locally.
 type Replica struct {
-	id, count uint8
-	quorum    int
-	journal   *Journal
-	images    Images
-	marks     mark.Sink
-	windowOps int
-	chunkSize int
+	id, count   uint8
+	quorum      int
+	journal     *Journal
+	images      Images
+	marks       mark.Sink
+	windowOps   int
+	windowBytes uint64
+	chunkSize   int
 
 	status  Status
 	view    uint32
@@ -179,7 +184,7 @@ func newReplica(cfg Config) *Replica {
 	assert.That(cfg.Count == 1 || cfg.Images != nil, "a cluster replica needs Images")
 	r := &Replica{id: cfg.Replica, count: cfg.Count, quorum: int(cfg.Count)/2 + 1,
 		journal: cfg.Journal, images: cfg.Images, marks: cfg.Marks,
-		windowOps: cfg.WindowOps, chunkSize: cfg.StateChunkBytes}
+		windowOps: cfg.WindowOps, windowBytes: cfg.WindowBytesMax, chunkSize: cfg.StateChunkBytes}
 	if r.marks == nil {
 		r.marks = mark.Discard{}
 	}
@@ -310,10 +315,17 @@ func (r *Replica) TakeCommitted() []Prepare {
 // checkpoint (a standalone replica has no peers, so applied is enough).
 func (r *Replica) evict() {
 	if r.count == 1 {
-		r.log.evict(r.applied, 0)
+		r.log.evict(r.applied, 0, 0)
 		return
 	}
-	r.log.evict(min(r.applied, r.ckptOp), r.windowOps)
+	r.log.evict(min(r.applied, r.ckptOp), r.windowOps, r.windowBytes)
+}
+
+// SetWindowBytesMax changes Config.WindowBytesMax: a node's repair budget
+// is shared by its groups, so each one's share follows their number.
+func (r *Replica) SetWindowBytesMax(b uint64) {
+	r.windowBytes = b
+	r.evict()
 }
 
 // Checkpointed tells the replica the caller's newest durable checkpoint,
