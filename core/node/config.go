@@ -77,6 +77,9 @@ func (c *Config) validate() {
 	}
 	assert.That(c.Replicas <= vsr.ReplicasMax, "%d replicas, at most %d", c.Replicas, vsr.ReplicasMax)
 	assert.That(c.Replica < max(c.Replicas, 1), "replica %d of %d", c.Replica, c.Replicas)
+	if c.Marks == nil {
+		c.Marks = mark.Discard{}
+	}
 	if c.NodeName == "" {
 		c.NodeName = "iggy-node"
 	}

@@ -155,6 +155,12 @@ func (n *Node) sortedGroupKeys() []partKey {
 
 // onGroupPeer steps a peer message into a partition group.
 func (n *Node) onGroupPeer(m PeerMessage) {
+	if m.Group.Revision == 0 {
+		// No partition has incarnation 0 (op 1 creates root): a frame that
+		// names it is malformed (VSR-3).
+		n.cfg.Marks.Hit("node.partition_group.incarnation_zero_refused")
+		return
+	}
 	g := n.groupOf(partKey{m.Group.Stream, m.Group.Topic, m.Group.Partition})
 	if g == nil || g.rev != m.Group.Revision {
 		return // not open yet, deleted, or another incarnation: the peer retries

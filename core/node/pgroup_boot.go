@@ -12,12 +12,14 @@ import (
 	"github.com/zeebo/xxh3"
 )
 
-// A partition group's files live under the partition's directory, which
-// partition recovery ignores (only segment names count there).
-// Each incarnation has its own directory, so nothing an older one left
-// behind is read as its own.
-func (g *pgroup) dir() string    { return partitionDir(g.key) + "/vsr-" + strconv.FormatUint(g.rev, 10) }
-func (g *pgroup) walDir() string { return g.dir() + "/wal" }
+// A partition group's files (journal segments, superblock slots, images)
+// live in one directory under the partition's, which partition recovery
+// ignores (only segment names count there). Each incarnation has its own,
+// prepares-<revision> (STOR-30), so nothing an older one left behind is
+// read as its own.
+func (g *pgroup) dir() string {
+	return partitionDir(g.key) + "/prepares-" + strconv.FormatUint(g.rev, 10)
+}
 
 func (g *pgroup) superblockPath(slot uint64) string {
 	return g.dir() + [2]string{"/superblock.a", "/superblock.b"}[slot]
@@ -25,7 +27,7 @@ func (g *pgroup) superblockPath(slot uint64) string {
 
 // pgroupBoot reads a group's superblock slots and journal segments.
 type pgroupBoot struct {
-	lists    int                   // directory listings outstanding
+	listing  bool                  // the directory listing is outstanding
 	reads    map[storage.ReqID]int // outstanding reads, by index into data
 	files    []string
 	sizes    []uint64
@@ -44,9 +46,8 @@ type pgroupBoot struct {
 func (g *pgroup) bootOwner() owner { return owner{kind: ownerGroupBoot, part: g.key, gen: g.gen} }
 
 func (g *pgroup) startBoot(n *Node) {
-	g.boot = &pgroupBoot{lists: 2, reads: map[storage.ReqID]int{}}
+	g.boot = &pgroupBoot{listing: true, reads: map[storage.ReqID]int{}}
 	n.submit(g.bootOwner(), storage.Request{Op: storage.OpList, File: g.dir()})
-	n.submit(g.bootOwner(), storage.Request{Op: storage.OpList, File: g.walDir()})
 }
 
 // groupBootCompletion routes a boot read of a group still current.
@@ -73,11 +74,10 @@ func (n *Node) groupBootCompletion(o owner, c storage.Completion) {
 		}
 		return
 	}
-	if b.lists > 0 {
+	if b.listing {
+		b.listing = false
 		b.listed(g, c)
-		if b.lists--; b.lists == 0 {
-			b.readAll(n, g)
-		}
+		b.readAll(n, g)
 		return
 	}
 	if i, ok := b.reads[c.ID]; ok {
@@ -106,7 +106,7 @@ func (b *pgroupBoot) listed(g *pgroup, c storage.Completion) {
 			b.slots++
 		case strings.HasSuffix(e.Name, ".wal"):
 			if op, err := strconv.ParseUint(strings.TrimSuffix(e.Name, ".wal"), 10, 64); err == nil {
-				b.files = append(b.files, g.walDir()+"/"+e.Name)
+				b.files = append(b.files, g.dir()+"/"+e.Name)
 				b.sizes = append(b.sizes, min(e.Size, journalReadBytesMax))
 				b.segments = append(b.segments, op)
 			}
@@ -183,9 +183,9 @@ func (n *Node) openGroupReplica(g *pgroup) {
 		segs[i] = vsr.RecoveredSegment{FirstOp: first, Data: b.data[b.slots+i]}
 	}
 	disk := diskFor{n, owner{kind: ownerGroupJournal, part: g.key, gen: g.gen}}
-	rec := vsr.RecoverJournal(disk, g.walDir(), segs, sb.CheckpointOp, sb.CheckpointChecksum, sb.LogView, n.cfg.Marks)
+	rec := vsr.RecoverJournal(disk, g.dir(), segs, sb.CheckpointOp, sb.CheckpointChecksum, sb.LogView, n.cfg.Marks)
 	if rec.CutBytes > 0 {
-		n.logf("%s: cut %d bytes of torn or corrupt tail; peers repair it", g.walDir(), rec.CutBytes)
+		n.logf("%s: cut %d bytes of torn or corrupt tail; peers repair it", g.dir(), rec.CutBytes)
 	}
 	g.journal, g.sb, g.boot = rec.Journal, sb, nil
 	if fresh {

@@ -179,7 +179,7 @@ func (n *Node) groupJournalCompletion(o owner, c storage.Completion) {
 		return
 	}
 	if !g.replica.Complete(c) && c.Result != storage.ResultOK {
-		n.fatal("partition group %s: journal request failed: %s", g.walDir(), c.Err)
+		n.fatal("partition group %s: journal request failed: %s", g.dir(), c.Err)
 		return
 	}
 	n.applyGroup(g)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
 )
@@ -110,11 +111,12 @@ func first(code wire.Code, _ []byte) wire.Code { return code }
 
 func sent(code wire.Code, _ uint64) wire.Code { return code }
 
-// covers VSR-1
+// covers VSR-1, VSR-2, STOR-30
 // A partition of a replica set is its own group: the primary of its view
 // appends committed batches, a poll there sees every acknowledged one, a
 // backup refuses partition requests with 58 and names the primary in its
-// routes, and every replica's log applies the same ops.
+// routes, and every replica's log applies the same ops. The group's
+// journal is in the incarnation's own prepares-<revision> directory.
 func TestClusterPartitionGroupSendPoll(t *testing.T) {
 	c := newTestCluster(t, 3, 0)
 	c.until("root", func() bool { return c.converged(1) })
@@ -145,6 +147,11 @@ func TestClusterPartitionGroupSendPoll(t *testing.T) {
 		t.Fatalf("routes from a backup: %s %+v", code.Name(), routes)
 	}
 	c.until("the partition group converges", func() bool { return c.partitionConverged(6) })
+	g, _ := c.partitionGroup(2)
+	wal := fmt.Sprintf("streams/0/topics/0/partitions/0/prepares-%d/%020d.wal", g.Group.Revision, 1)
+	if _, ok := c.hosts[2].disk.File(wal); !ok {
+		t.Fatalf("no journal segment %s among %v", wal, c.hosts[2].disk.Files())
+	}
 }
 
 // covers VSR-19, VSR-22
@@ -174,7 +181,7 @@ func TestClusterPartitionGroupStateTransfer(t *testing.T) {
 	}
 }
 
-// covers VSR-28
+// covers VSR-2, VSR-28
 // The partition's primary dies with its unsynced writes lost: a new
 // primary of the partition's group takes over, sends continue there at
 // the next offset, and the old primary comes back and converges.
@@ -231,5 +238,17 @@ func TestClusterPartitionGroupRepairBudget(t *testing.T) {
 	c.until("the cut-off replica catches up", func() bool { return c.partitionConverged(70) })
 	if c.marks["vsr.state_transfer.installed"] == 0 || c.marks["vsr.repair.range_evicted"] == 0 {
 		t.Fatalf("no state transfer after an evicted range: %v", c.marks)
+	}
+}
+
+// covers VSR-3
+// A partition group message naming incarnation 0 is refused: every
+// partition's revision is the metadata op that created it, op 1 or later.
+func TestClusterPartitionFrameOfIncarnationZeroRefused(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	c.hosts[1].n.Step(node.PeerMessage{Group: node.GroupID{IsPartition: true}, Msg: vsr.Message{Command: vsr.CmdCommit, From: 0, To: 1}})
+	if c.marks["node.partition_group.incarnation_zero_refused"] != 1 {
+		t.Fatalf("marks %v", c.marks)
 	}
 }
