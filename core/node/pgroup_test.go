@@ -7,6 +7,7 @@ import (
 
 	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/core/vsr"
+	simdisk "github.com/iggygo/iggy/sim/disk"
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
 )
@@ -251,4 +252,26 @@ func TestClusterPartitionFrameOfIncarnationZeroRefused(t *testing.T) {
 	if c.marks["node.partition_group.incarnation_zero_refused"] != 1 {
 		t.Fatalf("marks %v", c.marks)
 	}
+}
+
+// covers STOR-10
+// A replica whose disk was wiped comes back fresh while the others hold a
+// quorum: it catches up on metadata and on the partition's messages from
+// its peers.
+func TestClusterFreshReplicaCatchesUp(t *testing.T) {
+	c := newTestCluster(t, 3, 4)
+	c.until("root", func() bool { return c.converged(1) })
+	cl := c.client(1)
+	cl.connect(0)
+	mustOK(t, cl.login())
+	mustOK(t, cl.createStream("s", false))
+	cl.createTopic("s", "t")
+	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
+	for range 10 {
+		mustOK(t, sent(cl.send("s", "t", 3)))
+	}
+	c.stop(2, true)
+	c.hosts[2].disk = simdisk.New(simdisk.Options{Seed: 99})
+	c.start(2)
+	c.until("the fresh replica catches up", func() bool { return c.converged(4) && c.partitionConverged(10) })
 }
