@@ -477,7 +477,7 @@ func (b *booter) recoverPartitions() {
 	b.phase = bootPartitions
 	b.recovering = len(keys)
 	for _, k := range keys {
-		n.partitions[k].Recover()
+		n.partitions[k].Recover(n.partitionRevision(k))
 	}
 	b.maybeDone()
 }

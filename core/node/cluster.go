@@ -275,7 +275,7 @@ func (n *Node) reopenPartitions() {
 	clear(n.logGens)
 	n.openAllPartitions()
 	for _, k := range n.sortedPartitionKeys() {
-		n.partitions[k].Recover()
+		n.partitions[k].Recover(n.partitionRevision(k))
 	}
 }
 

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/iggygo/iggy/core/metadata"
@@ -41,6 +42,21 @@ func (n *Node) openPartition(k partKey) *partition.Log {
 	n.partKeys = nil
 	n.logGens[k] = n.logGen
 	return log
+}
+
+// partitionRevision is the incarnation the metadata gives partition k now
+// (its created.revision), 0 if it knows no such partition.
+func (n *Node) partitionRevision(k partKey) uint64 {
+	_, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic))
+	if code != wire.OK {
+		return 0
+	}
+	for _, p := range t.Partitions {
+		if p.ID == k.partition {
+			return p.CreatedRevision
+		}
+	}
+	return 0
 }
 
 // retention is a topic's expiry and per-partition size cap: 0 in the options
@@ -90,10 +106,10 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 				// A replica applies ops after boot that it may have applied
 				// before a restart: the directory may exist, so it is
 				// recovered, which also creates an absent one.
-				log.Recover()
+				log.Recover(e.Revision)
 				n.openGroup(k, e.Revision)
 			case !replaying:
-				log.Create()
+				log.Create(e.Revision)
 			}
 		case metadata.PartitionDeleted:
 			k := partKey{e.Stream, e.Topic, e.Partition}
@@ -108,7 +124,7 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 		case metadata.PartitionPurged:
 			k := partKey{e.Stream, e.Topic, e.Partition}
 			if log, ok := n.partitions[k]; ok && !replaying {
-				log.Purge()
+				log.Purge(e.Revision)
 			}
 			if g := n.pgroups[k]; g != nil {
 				// The purged history is a group of its own: its files go,
@@ -169,9 +185,10 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		n.pollDone(ev)
 	case partition.Recovered:
 		if ev.Code != wire.OK {
-			n.fatal("partition %s failed to recover: %s", partitionDir(k), ev.Code.Name())
+			n.fatal("partition %s failed to recover: %s%s", partitionDir(k), ev.Code.Name(), newerRevision(ev))
 			return
 		}
+		n.logRevision(k, ev)
 		if ev.CutBytes > 0 || ev.DroppedSegments > 0 {
 			n.logf("partition %s: cut %d bytes of torn tail, dropped %d segments", partitionDir(k), ev.CutBytes, ev.DroppedSegments)
 		}
@@ -184,4 +201,22 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		}
 		n.boot.partitionRecovered()
 	}
+}
+
+// logRevision reports what recovery found of the partition's incarnation
+// marker (STOR-27, STOR-29).
+func (n *Node) logRevision(k partKey, ev partition.Recovered) {
+	switch {
+	case ev.StaleRevision > 0:
+		n.logf("partition %s: deleted the files of incarnation %d, older than its created.revision; it starts empty", partitionDir(k), ev.StaleRevision)
+	case ev.Adopted:
+		n.logf("warning: partition %s: adopting a nonempty partition directory without created.revision", partitionDir(k))
+	}
+}
+
+func newerRevision(ev partition.Recovered) string {
+	if ev.NewerRevision == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (its created.revision names incarnation %d, newer than the metadata's)", ev.NewerRevision)
 }

@@ -48,7 +48,7 @@ func BenchmarkAppend(b *testing.B) {
 	cfg.SegmentSizeBytes = 1 << 30
 	d := &nullDisk{}
 	l := New(cfg, d)
-	l.Create()
+	l.Create(0)
 	d.run(l)
 	tmpl := benchRecord(b, 10, 100)
 	recs := make([][]byte, benchAppendsPerFlush)

@@ -49,6 +49,11 @@ type Recovered struct {
 	DroppedSegments  int    // later segments dropped to keep offsets contiguous
 	DiscardedOffsets int    // corrupt consumer offset files ignored
 	ClampedOffsets   int    // stored offsets beyond the head, clamped to it
+	// StaleRevision is the older incarnation whose files were deleted
+	// (STOR-27); NewerRevision the newer one that refused recovery; Adopted
+	// a nonempty directory without a marker taken as this one (STOR-29).
+	StaleRevision, NewerRevision uint64
+	Adopted                      bool
 }
 
 func (Committed) isEvent()    {}

@@ -37,7 +37,7 @@ type harness struct {
 func newHarness(t testing.TB, cfg Config) *harness {
 	h := &harness{t: t, cfg: cfg, disk: newFakeDisk(), now: 1_000_000}
 	h.log = New(cfg, h.disk)
-	h.log.Create()
+	h.log.Create(0)
 	h.step()
 	return h
 }
@@ -45,7 +45,7 @@ func newHarness(t testing.TB, cfg Config) *harness {
 // reopen is a restart over the same disk: a new Log that recovers.
 func (h *harness) reopen() Recovered {
 	h.log = New(h.cfg, h.disk)
-	h.log.Recover()
+	h.log.Recover(0)
 	h.step()
 	for _, e := range h.events {
 		if r, ok := e.(Recovered); ok {

@@ -26,16 +26,17 @@ const (
 type reqKind uint8
 
 const (
-	reqOrphan     reqKind = iota // issued before a purge: the result no longer matters
-	reqSegCreate                 // OpCreate of a segment file
-	reqChunkWrite                // the .log write of a flushed chunk
-	reqChunkSync                 // the fdatasync a chunk asked for
-	reqIndexWrite                // the .index entry of a flushed chunk
-	reqSeal                      // sync of a rolled segment's .log or .index
-	reqPollRead                  // a poll's read
-	reqOffset                    // write, sync or delete of a consumer offset file
-	reqRecovery                  // a request of Recover
-	reqCleanup                   // deletion of a segment file (retention)
+	reqOrphan      reqKind = iota // issued before a purge: the result no longer matters
+	reqSegCreate                  // OpCreate of a segment file
+	reqChunkWrite                 // the .log write of a flushed chunk
+	reqChunkSync                  // the fdatasync a chunk asked for
+	reqIndexWrite                 // the .index entry of a flushed chunk
+	reqSeal                       // sync of a rolled segment's .log or .index
+	reqPollRead                   // a poll's read
+	reqOffset                     // write, sync or delete of a consumer offset file
+	reqRecovery                   // a request of Recover
+	reqCleanup                    // deletion of a segment file (retention)
+	reqPurgeDelete                // deletion of a purged file: the marker waits for the last
 )
 
 type inflight struct {
@@ -78,6 +79,10 @@ type Log struct {
 	nextToken uint64
 	events    []Event
 	recovery  *recovery
+	revision  uint64 // the incarnation, kept in created.revision
+	// purgeDeletes counts the deletes of purged files in flight; the new
+	// incarnation's marker is written after the last one.
+	purgeDeletes int
 }
 
 // New returns the log of the partition cfg describes. Call Create for a
@@ -98,11 +103,14 @@ func New(cfg Config, disk Disk) *Log {
 	}
 }
 
-// Create starts a brand-new, empty partition: the first segment at offset 0.
-// The log is ready at once; appends queue behind the file creation.
-func (l *Log) Create() {
+// Create starts a brand-new, empty partition of incarnation revision (its
+// created.revision; 0: none): the first segment at offset 0. The log is
+// ready at once; appends queue behind the file creation.
+func (l *Log) Create(revision uint64) {
 	assert.That(l.phase == phaseNew, "partition: Create in phase %d", l.phase)
+	l.revision = revision
 	l.resetEmpty()
+	l.writeRevision()
 	l.phase = phaseReady
 }
 
@@ -134,6 +142,8 @@ func (l *Log) Complete(c storage.Completion) {
 	case reqOrphan, reqCleanup:
 		// Nothing waits on these. A segment file whose deletion failed is
 		// found again at boot and deleted by retention then.
+	case reqPurgeDelete:
+		l.onPurgeDelete()
 	case reqSegCreate, reqIndexWrite, reqSeal:
 		l.onSegmentFile(f, c)
 	case reqChunkWrite, reqChunkSync:

@@ -144,10 +144,10 @@ func (l *Log) onOffset(f inflight, c storage.Completion) {
 	l.emit(OffsetStored{Token: f.ref})
 }
 
-// deleteOffsetFiles deletes every offset file known to exist, one request
-// per file (so a later store of the same file stays behind it), in key
-// order so the requests do not depend on map order.
-func (l *Log) deleteOffsetFiles() {
+// dropOffsets forgets every offset and returns the files known to exist,
+// in key order so their deletes do not depend on map order (one request
+// per file, so a later store of the same file stays behind it).
+func (l *Log) dropOffsets() []offsetKey {
 	keys := make([]offsetKey, 0, len(l.offsetFiles))
 	for k := range l.offsetFiles {
 		keys = append(keys, k)
@@ -158,11 +158,9 @@ func (l *Log) deleteOffsetFiles() {
 		}
 		return keys[i].id < keys[j].id
 	})
-	for _, k := range keys {
-		l.submit(storage.Request{Op: storage.OpDelete, File: l.offsetPath(k.kind, k.id)}, reqCleanup, 0)
-	}
 	clear(l.offsetFiles)
 	clear(l.offsets)
+	return keys
 }
 
 // failPendingOffsets refuses the offset writes still in flight when the

@@ -22,6 +22,7 @@ const (
 	recRepair                       // truncate, delete, create or write a repair
 	recOffsetList                   // list an offsets directory; payload: kind
 	recOffsetRead                   // read an offset file; payload: kind<<32 | id
+	recRevision                     // read the created.revision marker
 
 	recReqShift = 56
 )
@@ -44,6 +45,9 @@ type recovery struct {
 	// files lists every offset file found, corrupt ones included.
 	offsets map[offsetKey]uint64
 	files   map[offsetKey]offsetFile
+	// stale: the directory holds an older incarnation, deleted whole;
+	// rewriteMarker: the marker is written once recovery's requests are done.
+	stale, rewriteMarker bool
 }
 
 // recSeg is one segment as found on disk and as scanned.
@@ -68,9 +72,11 @@ type recSeg struct {
 // log is kept; a torn or corrupt tail is cut (STOR-45), later segments
 // that no longer follow on are dropped, corrupt offset files are ignored
 // and offsets beyond the head are clamped to it (§10.5). An empty or
-// missing directory becomes a new partition.
-func (l *Log) Recover() {
+// missing directory becomes a new partition. revision is the incarnation
+// the metadata names (created.revision, revision.go; 0: no marker).
+func (l *Log) Recover(revision uint64) {
 	assert.That(l.phase == phaseNew, "partition: Recover in phase %d", l.phase)
+	l.revision = revision
 	l.phase = phaseRecovering
 	l.recovery = &recovery{offsets: make(map[offsetKey]uint64), files: make(map[offsetKey]offsetFile)}
 	l.submit(storage.Request{Op: storage.OpList, File: l.cfg.Dir}, reqRecovery, recRef(recList, 0))
@@ -105,6 +111,8 @@ func (r *recovery) complete(l *Log, f inflight, c storage.Completion) {
 	case recOffsetList:
 		r.onOffsetList(l, OffsetKind(payload), c)
 		r.done(l)
+	case recRevision:
+		r.onRevision(l, c)
 	default:
 		assert.That(false, "partition: recovery request kind %d", kind)
 	}
@@ -113,12 +121,15 @@ func (r *recovery) complete(l *Log, f inflight, c storage.Completion) {
 // abort ends a recovery that could not read the partition; it does not serve.
 func (r *recovery) abort(l *Log) {
 	l.phase = phaseFailed
-	l.emit(Recovered{Code: wire.CannotReadPartitions})
+	r.result.Code = wire.CannotReadPartitions
+	l.emit(r.result)
 }
 
 func (r *recovery) onList(l *Log, c storage.Completion) {
 	byStart := make(map[uint64]*recSeg)
+	marker := false
 	for _, e := range c.Entries {
+		marker = marker || e.Name == revisionFile && !e.IsDir
 		start, ext, ok := parseSegmentName(e.Name)
 		if !ok || e.IsDir {
 			continue
@@ -137,8 +148,20 @@ func (r *recovery) onList(l *Log, c storage.Completion) {
 		}
 	}
 	slices.SortFunc(r.segs, func(a, b *recSeg) int { return cmp.Compare(a.start, b.start) })
+	switch {
+	case l.revision == 0:
+	case marker:
+		l.submit(storage.Request{Op: storage.OpRead, File: l.revisionPath(), Len: revisionFileBytesMax},
+			reqRecovery, recRef(recRevision, 0))
+		return
+	default:
+		r.adopt()
+	}
 	r.scanNext(l)
 }
+
+// revisionFileBytesMax bounds the marker read: 20 digits and a newline fit.
+const revisionFileBytesMax = 32
 
 // scanNext starts on segment r.cur, or moves on to the repairs.
 func (r *recovery) scanNext(l *Log) {
@@ -246,6 +269,10 @@ func (r *recovery) repair(l *Log) {
 	if kept == 0 {
 		r.segs = append(r.segs[:0], &recSeg{}) // no segments at all: a new partition
 		r.repairSegment(l, r.segs[0])
+	}
+	if r.stale {
+		r.repairReq(l, storage.Request{Op: storage.OpDeleteTree, File: l.cfg.Dir + "/" + offsetsDir})
+		return
 	}
 	for _, k := range []OffsetKind{Consumer, Group, External} {
 		r.wait++
@@ -363,6 +390,9 @@ func (r *recovery) finish(l *Log) {
 	if last.sizeBytes >= l.cfg.SegmentSizeBytes {
 		l.roll() // it filled up just before the crash: seal it, then start the next
 		l.sealReady()
+	}
+	if r.rewriteMarker {
+		l.writeRevision() // after every delete of an older incarnation's files
 	}
 	r.result.CurrentOffset = l.CurrentOffset()
 	r.result.Segments = len(l.segments)

@@ -79,13 +79,18 @@ func (l *Log) deleteOldest(k int) {
 }
 
 // Purge empties the partition: one empty segment at offset 0 and no
-// consumer offsets. Appends and offset writes in flight fail with 57
-// TransientNotCommitted (CGRP-8); polls waiting for the disk answer empty.
-func (l *Log) Purge() {
+// consumer offsets, as incarnation revision (0: no marker). Appends and
+// offset writes in flight fail with 57 TransientNotCommitted (CGRP-8);
+// polls waiting for the disk answer empty. The marker names the new
+// incarnation once every delete completed.
+func (l *Log) Purge(revision uint64) {
 	assert.That(l.phase == phaseReady, "partition: Purge in phase %d", l.phase)
+	l.revision = revision
 	for id, f := range l.inflight {
-		f.kind = reqOrphan
-		l.inflight[id] = f
+		if f.kind != reqPurgeDelete { // an earlier purge's marker still waits for them
+			f.kind = reqOrphan
+			l.inflight[id] = f
+		}
 	}
 	l.failUncommitted(wire.TransientNotCommitted)
 	l.broken = wire.OK
@@ -93,12 +98,31 @@ func (l *Log) Purge() {
 	l.failPendingOffsets(wire.TransientNotCommitted)
 	for _, s := range l.segments {
 		s.deleted = true
-		l.submit(storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extLog)}, reqCleanup, s.start)
-		l.submit(storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extIndex)}, reqCleanup, s.start)
+		l.purgeDelete(l.segmentPath(s.start, extLog))
+		l.purgeDelete(l.segmentPath(s.start, extIndex))
 	}
-	l.deleteOffsetFiles()
+	for _, k := range l.dropOffsets() {
+		l.purgeDelete(l.offsetPath(k.kind, k.id))
+	}
+	if l.purgeDeletes == 0 {
+		l.writeRevision()
+	}
 	l.cache.clear()
 	l.resetEmpty()
+}
+
+// purgeDelete deletes a file of the purged history; the new marker waits
+// for the last such delete (onPurgeDelete).
+func (l *Log) purgeDelete(path string) {
+	l.purgeDeletes++
+	l.submit(storage.Request{Op: storage.OpDelete, File: path}, reqPurgeDelete, 0)
+}
+
+func (l *Log) onPurgeDelete() {
+	l.purgeDeletes--
+	if l.purgeDeletes == 0 {
+		l.writeRevision()
+	}
 }
 
 // answerPendingPolls answers every poll waiting for the disk with nothing,

@@ -128,7 +128,7 @@ func TestPurge(t *testing.T) {
 	h.step()
 	tok, _ := h.append(1, false)
 	otok := h.log.StoreOffset(Group, 2, 3, false)
-	h.log.Purge()
+	h.log.Purge(0)
 	h.step()
 	failed := map[uint64]bool{}
 	for _, e := range h.events {
@@ -164,7 +164,7 @@ func TestPurgeAnswersPendingPolls(t *testing.T) {
 	h := segmentedHarness(t, cfg)
 	h.log.Poll(7, StrategyFirst, 0, 5)
 	h.log.Poll(3, StrategyFirst, 0, 5)
-	h.log.Purge()
+	h.log.Purge(0)
 	h.step()
 	var ids []uint64
 	for _, e := range h.events {
