@@ -16,12 +16,17 @@ const (
 	MarkRepair = "vsr.repair.done"
 	// MarkStateTransfer: a lagging replica installed a peer's checkpoint.
 	MarkStateTransfer = "vsr.state_transfer.installed"
+	// MarkPartitionTransfer: a partition group's state transfer, messages
+	// fetched included, became durable.
+	MarkPartitionTransfer = "node.partition_transfer.installed"
 )
 
 // ClusterRequired are the marks every sweep of replica sets must hit: a
-// view change, a crash and restart, a repair, a state transfer, a
-// recovery from lost unsynced writes, and a passing convergence check.
-var ClusterRequired = []string{MarkViewChange, MarkRestart, MarkRepair, MarkStateTransfer, MarkLostUnsynced, MarkConverged, MarkPorcupineRead}
+// view change, a crash and restart, a repair, a state transfer (of a
+// partition too), a recovery from lost unsynced writes, a passing
+// convergence check and a porcupine-checked read.
+var ClusterRequired = []string{MarkViewChange, MarkRestart, MarkRepair, MarkStateTransfer, MarkPartitionTransfer,
+	MarkLostUnsynced, MarkConverged, MarkPorcupineRead}
 
 // convergenceOpsMax bounds the (group, op) pairs remembered per run.
 const convergenceOpsMax = 1 << 20
