@@ -14,6 +14,7 @@
 #   AB_BASE=worktree AB_BASE_IO_BACKEND=pwrite AB_NEW_IO_BACKEND=uring \
 #     scripts/bench-ab.sh                    # one build, two configurations
 #   AB_WARMUP=3s scripts/bench-ab.sh        # steady state: MB/s and CPU after a warm-up
+#   AB_RATE=500MB/s scripts/bench-ab.sh      # CPU per GB at one throughput for both
 #   AB_PROFILE=1 scripts/bench-ab.sh       # CPU profiles of the servers (costs CPU)
 #   AB_BASE=worktree AB_NEW_ENV="GOMAXPROCS=4" scripts/bench-ab.sh
 #                                            # extra VAR=VALUE for a side's server
@@ -34,6 +35,7 @@ BASE=${AB_BASE:-HEAD}
 ROUNDS=${AB_ROUNDS:-2}
 DURATION=${AB_DURATION:-10s}
 WARMUP=${AB_WARMUP:-0s}
+RATE=${AB_RATE:-}
 WORKLOADS=${AB_WORKLOADS:-producer consumer}
 WORK=${AB_WORK:-$ROOT/.bench/ab}
 ADDR=${AB_ADDR:-127.0.0.1:18390}
@@ -142,7 +144,7 @@ measure() {
 	fi
 	local busy0 busy1
 	busy0=$(busy_cpu_s)
-	"$WORK/bin/iggy-bench" "pinned-$workload" "${COMMON[@]}" --duration "$DURATION" --warmup "$WARMUP" \
+	"$WORK/bin/iggy-bench" "pinned-$workload" "${COMMON[@]}" --duration "$DURATION" --warmup "$WARMUP" ${RATE:+--rate-limit "$RATE"} \
 		--server-pid "$SERVER_PID" --json >"$WORK/$run.json" 2>"$WORK/$run.err" ||
 		{ echo "iggy-bench failed ($run):" >&2; tail -5 "$WORK/$run.err" >&2; }
 	busy1=$(busy_cpu_s)
