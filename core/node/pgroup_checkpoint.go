@@ -108,14 +108,11 @@ func (n *Node) writeGroupSuperblock(g *pgroup) {
 	if ready {
 		w.ckpt, g.ckpt = g.ckpt, nil
 	}
-	w.sb.Sequence++
-	if vs := w.vs; vs != nil {
-		w.sb.View, w.sb.LogView, w.sb.LogHeadOp, w.sb.LogHeadChecksum = vs.View, vs.LogView, vs.LogHeadOp, vs.LogHeadChecksum
+	var cp *vsr.Checkpoint
+	if w.ckpt != nil {
+		cp = &w.ckpt.cp
 	}
-	if ck := w.ckpt; ck != nil {
-		w.sb.CheckpointOp, w.sb.CheckpointChecksum = ck.cp.Op, ck.cp.Checksum
-		w.sb.SnapshotSize, w.sb.SnapshotChecksum = ck.cp.Size, ck.cp.ImageChecksum
-	}
+	w.sb = nextSuperblock(w.sb, w.vs, cp)
 	o := owner{kind: ownerGroupSuperblock, part: g.key, gen: g.gen}
 	path := g.superblockPath((w.sb.Sequence - 1) % 2)
 	if w.sb.Sequence <= 2 {

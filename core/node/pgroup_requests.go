@@ -72,13 +72,5 @@ func (n *Node) dataDeny(c *conn, h wire.RequestHeader, code wire.Code) {
 
 // dataTopic is topicFor for partition-plane requests (dataDeny).
 func (n *Node) dataTopic(c *conn, h wire.RequestHeader, stream, topic wire.Identifier, action metadata.Action) (*metadata.Stream, *metadata.Topic, bool) {
-	s, t, code := n.meta.Topic(stream, topic)
-	if code == wire.OK && !n.meta.Authorize(c.userID, action, s.ID, t.ID) {
-		code = wire.Unauthorized
-	}
-	if code != wire.OK {
-		n.dataDeny(c, h, code)
-		return nil, nil, false
-	}
-	return s, t, true
+	return n.topicOr(c, h, stream, topic, action, n.dataDeny)
 }

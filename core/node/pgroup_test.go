@@ -108,6 +108,18 @@ func (cl *cclient) poll(stream, topic string, count uint32) (wire.Code, uint32, 
 	return code, binary.LittleEndian.Uint32(payload[12:]), binary.LittleEndian.Uint64(payload[4:])
 }
 
+// partitionClient logs a client in on replica 0 and creates stream "s"
+// with topic "t" of one partition, whose group then runs everywhere.
+func (c *testCluster) partitionClient() *cclient {
+	cl := c.client(1)
+	cl.connect(0)
+	mustOK(c.t, cl.login())
+	mustOK(c.t, cl.createStream("s", false))
+	cl.createTopic("s", "t")
+	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
+	return cl
+}
+
 func first(code wire.Code, _ []byte) wire.Code { return code }
 
 func sent(code wire.Code, _ uint64) wire.Code { return code }
@@ -121,12 +133,7 @@ func sent(code wire.Code, _ uint64) wire.Code { return code }
 func TestClusterPartitionGroupSendPoll(t *testing.T) {
 	c := newTestCluster(t, 3, 0)
 	c.until("root", func() bool { return c.converged(1) })
-	cl := c.client(1)
-	cl.connect(0)
-	mustOK(t, cl.login())
-	mustOK(t, cl.createStream("s", false))
-	cl.createTopic("s", "t")
-	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
+	cl := c.partitionClient()
 	for i := range 5 {
 		code, base := cl.send("s", "t", 3)
 		if code != wire.OK || base != uint64(3*i) {
@@ -163,12 +170,7 @@ func TestClusterPartitionGroupSendPoll(t *testing.T) {
 func TestClusterPartitionGroupStateTransfer(t *testing.T) {
 	c := newTestCluster(t, 3, 4)
 	c.until("root", func() bool { return c.converged(1) })
-	cl := c.client(1)
-	cl.connect(0)
-	mustOK(t, cl.login())
-	mustOK(t, cl.createStream("s", false))
-	cl.createTopic("s", "t")
-	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
+	cl := c.partitionClient()
 	mustOK(t, sent(cl.send("s", "t", 2)))
 	c.until("the first batch everywhere", func() bool { return c.partitionConverged(1) })
 	c.isolate(2, true)
@@ -189,12 +191,7 @@ func TestClusterPartitionGroupStateTransfer(t *testing.T) {
 func TestClusterPartitionGroupPrimaryCrash(t *testing.T) {
 	c := newTestCluster(t, 3, 0)
 	c.until("root", func() bool { return c.converged(1) })
-	cl := c.client(1)
-	cl.connect(0)
-	mustOK(t, cl.login())
-	mustOK(t, cl.createStream("s", false))
-	cl.createTopic("s", "t")
-	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
+	cl := c.partitionClient()
 	mustOK(t, sent(cl.send("s", "t", 4)))
 	c.stop(0, true)
 	var primary int
@@ -225,12 +222,7 @@ func TestClusterPartitionGroupPrimaryCrash(t *testing.T) {
 func TestClusterPartitionGroupRepairBudget(t *testing.T) {
 	c := newBudgetedCluster(t, 3, 0, 1024)
 	c.until("root", func() bool { return c.converged(1) })
-	cl := c.client(1)
-	cl.connect(0)
-	mustOK(t, cl.login())
-	mustOK(t, cl.createStream("s", false))
-	cl.createTopic("s", "t")
-	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
+	cl := c.partitionClient()
 	c.isolate(2, true)
 	for range 70 { // past the default checkpoint spacing of 64 ops
 		mustOK(t, sent(cl.send("s", "t", 2)))
@@ -261,12 +253,7 @@ func TestClusterPartitionFrameOfIncarnationZeroRefused(t *testing.T) {
 func TestClusterFreshReplicaCatchesUp(t *testing.T) {
 	c := newTestCluster(t, 3, 4)
 	c.until("root", func() bool { return c.converged(1) })
-	cl := c.client(1)
-	cl.connect(0)
-	mustOK(t, cl.login())
-	mustOK(t, cl.createStream("s", false))
-	cl.createTopic("s", "t")
-	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
+	cl := c.partitionClient()
 	for range 10 {
 		mustOK(t, sent(cl.send("s", "t", 3)))
 	}

@@ -64,12 +64,18 @@ func (n *Node) newReaders() map[wire.Command]reader {
 // topicFor resolves a stream and topic and checks action on them; on a
 // failure it has already answered with the status (1009, 2010 or 41).
 func (n *Node) topicFor(c *conn, h wire.RequestHeader, stream, topic wire.Identifier, action metadata.Action) (*metadata.Stream, *metadata.Topic, bool) {
+	return n.topicOr(c, h, stream, topic, action, n.deny)
+}
+
+// topicOr is topicFor answering a failure through deny.
+func (n *Node) topicOr(c *conn, h wire.RequestHeader, stream, topic wire.Identifier, action metadata.Action,
+	deny func(*conn, wire.RequestHeader, wire.Code)) (*metadata.Stream, *metadata.Topic, bool) {
 	s, t, code := n.meta.Topic(stream, topic)
 	if code == wire.OK && !n.meta.Authorize(c.userID, action, s.ID, t.ID) {
 		code = wire.Unauthorized
 	}
 	if code != wire.OK {
-		n.deny(c, h, code)
+		deny(c, h, code)
 		return nil, nil, false
 	}
 	return s, t, true

@@ -23,17 +23,29 @@ func (n *Node) writeSuperblock() {
 	}
 	w := &sbWrite{sb: n.superblock, vs: n.wantVS, ckpt: n.readyCkpt}
 	n.wantVS, n.readyCkpt = nil, nil
-	w.sb.Sequence++
-	if vs := w.vs; vs != nil {
-		w.sb.View, w.sb.LogView, w.sb.LogHeadOp, w.sb.LogHeadChecksum = vs.View, vs.LogView, vs.LogHeadOp, vs.LogHeadChecksum
+	var cp *vsr.Checkpoint
+	if w.ckpt != nil {
+		cp = &w.ckpt.cp
 	}
-	if ck := w.ckpt; ck != nil {
-		w.sb.CheckpointOp, w.sb.CheckpointChecksum = ck.cp.Op, ck.cp.Checksum
-		w.sb.SnapshotSize, w.sb.SnapshotChecksum = ck.cp.Size, ck.cp.ImageChecksum
-	}
+	w.sb = nextSuperblock(w.sb, w.vs, cp)
 	w.sync = n.writeSlot(w.sb, owner{kind: ownerSuperblock})
 	n.superblock = w.sb
 	n.sbWriting = w
+}
+
+// nextSuperblock is sb with the next sequence, carrying the view state vs
+// and the checkpoint cp when given (either may be nil): a view write keeps
+// the checkpoint fields and a checkpoint write the view fields.
+func nextSuperblock(sb vsr.Superblock, vs *vsr.ViewState, cp *vsr.Checkpoint) vsr.Superblock {
+	sb.Sequence++
+	if vs != nil {
+		sb.View, sb.LogView, sb.LogHeadOp, sb.LogHeadChecksum = vs.View, vs.LogView, vs.LogHeadOp, vs.LogHeadChecksum
+	}
+	if cp != nil {
+		sb.CheckpointOp, sb.CheckpointChecksum = cp.Op, cp.Checksum
+		sb.SnapshotSize, sb.SnapshotChecksum = cp.Size, cp.ImageChecksum
+	}
+	return sb
 }
 
 // writeSlot writes sb into its slot (the two slots alternate by sequence)

@@ -43,9 +43,13 @@ func newHarness(t testing.TB, cfg Config) *harness {
 }
 
 // reopen is a restart over the same disk: a new Log that recovers.
-func (h *harness) reopen() Recovered {
+func (h *harness) reopen() Recovered { return h.reopenAt(0) }
+
+// reopenAt is a restart that recovers as incarnation rev.
+func (h *harness) reopenAt(rev uint64) Recovered {
 	h.log = New(h.cfg, h.disk)
-	h.log.Recover(0)
+	h.events = nil
+	h.log.Recover(rev)
 	h.step()
 	for _, e := range h.events {
 		if r, ok := e.(Recovered); ok {
