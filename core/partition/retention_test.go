@@ -203,3 +203,21 @@ func TestPollAcrossDeletedSegment(t *testing.T) {
 	}
 	t.Fatal("poll not answered")
 }
+
+// covers CGRP-5
+// Stored offsets hold back no retention: an external group's offset at the
+// start of the log (as a consumer's or a group's would) does not keep an
+// expired segment.
+func TestRetentionIgnoresStoredOffsets(t *testing.T) {
+	cfg := testConfig()
+	cfg.MessageExpiryMicros = 1000
+	h := segmentedHarness(t, cfg)
+	for _, k := range []OffsetKind{External, Group, Consumer} {
+		h.log.StoreOffset(k, 1, 0, true)
+	}
+	h.step()
+	s1 := h.log.segments[1]
+	if n := h.log.Tick(h.log.segments[0].committedMaxTs + 1000); n != 1 || h.log.segments[0] != s1 {
+		t.Fatalf("expired %d with offsets stored at 0", n)
+	}
+}
