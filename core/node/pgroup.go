@@ -66,6 +66,9 @@ type pgroup struct {
 	// a checkpoint waits for those of its ops.
 	inflight map[uint64]uint64
 
+	// held are committed ops taken from the replica and not applied yet:
+	// they wait for a refetch (bounded by the replica's log window).
+	held []vsr.Prepare
 	// waiting are the requests proposed here, by op.
 	waiting map[uint64]pgroupWaiter
 }

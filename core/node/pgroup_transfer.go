@@ -28,7 +28,8 @@ const (
 	groupImageEntryBytes  = 13
 )
 
-// pgroupInstall is a state transfer whose messages are being fetched.
+// pgroupInstall is a state transfer whose messages are being fetched, or
+// a refetch of messages the log lost (in is nil).
 type pgroupInstall struct {
 	in      *vsr.Install
 	next    uint64 // the log length the checkpoint names
@@ -71,6 +72,21 @@ func decodeGroupImage(b []byte) (uint64, []partition.StoredOffset, error) {
 	return next, offs, nil
 }
 
+// refetch fetches the messages from the end of the log up to where the
+// next committed append starts: damage at rest cut them at boot, after a
+// checkpoint released the journal that held them. A replicated partition
+// serves again only once it has them from a peer (STOR-42).
+func (n *Node) refetch(g *pgroup) {
+	source := g.replica.Primary()
+	if source == n.cfg.Replica {
+		source = (source + 1) % n.cfg.Replicas
+	}
+	g.installing = &pgroupInstall{next: g.nextOffset, source: source}
+	n.logf("partition group %s: the log ends at %d, its checkpoint at %d: fetching the messages from replica %d",
+		g.dir(), n.partitions[g.key].NextOffset(), g.nextOffset, source)
+	n.continueGroupInstall(g)
+}
+
 // startGroupInstall begins installing a state transfer the replica fetched.
 func (n *Node) startGroupInstall(g *pgroup, in *vsr.Install) {
 	next, offs, err := decodeGroupImage(in.Image)
@@ -97,6 +113,12 @@ func (n *Node) continueGroupInstall(g *pgroup) {
 		in.askedAt = n.now.Ticks
 		n.ready.Peers = append(n.ready.Peers, PeerMessage{Group: g.id(), Msg: vsr.Message{
 			Command: vsr.CmdRequestLogData, From: n.cfg.Replica, To: in.source, Offset: log.NextOffset(), Op: in.next}})
+		return
+	}
+	if in.in == nil {
+		g.installing = nil
+		n.logf("partition group %s: fetched the lost messages up to %d", g.dir(), in.next)
+		n.applyGroup(g)
 		return
 	}
 	if g.checkpointing() {
@@ -126,6 +148,14 @@ func (n *Node) tickGroupInstall(g *pgroup) {
 	}
 }
 
+// coveredOp is the op whose checkpoint must wait for the fetched writes.
+func (in *pgroupInstall) coveredOp(g *pgroup) uint64 {
+	if in.in == nil {
+		return g.applied
+	}
+	return in.in.Checkpoint.Op
+}
+
 // applyImageOffsets makes the stored offsets those of the image: every
 // write syncs before the checkpoint may become durable.
 func (n *Node) applyImageOffsets(g *pgroup, log *partition.Log, in *pgroupInstall) {
@@ -147,6 +177,9 @@ func (n *Node) groupInstalled(g *pgroup, ck *pgroupCheckpoint) {
 	next := g.installing.next
 	g.installing = nil
 	g.applied, g.appliedChecksum, g.nextOffset = ck.cp.Op, ck.cp.Checksum, next
+	for len(g.held) > 0 && g.held[0].Op <= ck.cp.Op {
+		g.held = g.held[1:] // the checkpoint covers them
+	}
 	g.unsyncedSkip = false
 	g.replica.Installed(ck.cp)
 	n.logf("partition group %s: installed state transfer of checkpoint op %d", g.dir(), ck.cp.Op)
@@ -199,7 +232,7 @@ func (n *Node) onLogData(g *pgroup, m vsr.Message) {
 		}
 		rec := slices.Clone(data[:h.Length])
 		token, _ := log.AppendCommitted(rec, h.BaseTimestamp, true)
-		g.inflight[token] = in.in.Checkpoint.Op
+		g.inflight[token] = in.coveredOp(g)
 		data = data[h.Length:]
 	}
 	n.continueGroupInstall(g)
