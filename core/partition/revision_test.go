@@ -1,0 +1,96 @@
+package partition
+
+import (
+	"testing"
+
+	"github.com/iggygo/iggy/wire"
+)
+
+func newRevisionHarness(t *testing.T, rev uint64) *harness {
+	h := &harness{t: t, cfg: testConfig(), disk: newFakeDisk(), now: 1_000_000}
+	h.log = New(h.cfg, h.disk)
+	h.log.Create(rev)
+	h.step()
+	return h
+}
+
+// covers STOR-26
+// A partition created as incarnation 7 holds created.revision naming it,
+// and recovers as itself.
+func TestCreatedRevisionWritten(t *testing.T) {
+	h := newRevisionHarness(t, 7)
+	h.fill(3, 2, true)
+	if got := string(h.disk.get(testDir + "/" + revisionFile)); got != "7\n" {
+		t.Fatalf("created.revision holds %q", got)
+	}
+	if r := h.reopenAt(7); r.Code != wire.OK || r.CurrentOffset != 5 || r.StaleRevision != 0 || r.Adopted {
+		t.Fatalf("recovered %+v", r)
+	}
+}
+
+// covers STOR-27
+// A directory whose created.revision names an older incarnation holds a
+// deleted partition's data: recovery deletes its segments and offsets, the
+// partition starts empty, and the marker then names the new incarnation.
+func TestOlderRevisionDeletedOnRecovery(t *testing.T) {
+	h := newRevisionHarness(t, 7)
+	h.fill(3, 2, true)
+	h.log.StoreOffset(Consumer, 1, 3, true)
+	h.step()
+	r := h.reopenAt(9)
+	if r.Code != wire.OK || r.StaleRevision != 7 || r.CurrentOffset != 0 || !h.log.Empty() {
+		t.Fatalf("recovered %+v", r)
+	}
+	if _, ok := h.log.Offset(Consumer, 1); ok || h.disk.files[testDir+"/offsets/consumers/1"] != nil {
+		t.Fatal("the older incarnation's offset survived")
+	}
+	if got := string(h.disk.get(testDir + "/" + revisionFile)); got != "9\n" {
+		t.Fatalf("created.revision holds %q", got)
+	}
+	if r := h.reopenAt(9); r.StaleRevision != 0 || r.CurrentOffset != 0 {
+		t.Fatalf("second recovery %+v", r)
+	}
+}
+
+// A marker naming a newer incarnation than the metadata's is refused: the
+// directory is left as it is.
+func TestNewerRevisionRefused(t *testing.T) {
+	h := newRevisionHarness(t, 9)
+	h.fill(1, 1, true)
+	if r := h.reopenAt(7); r.Code == wire.OK || r.NewerRevision != 9 {
+		t.Fatalf("recovered %+v", r)
+	}
+}
+
+// covers STOR-29
+// A nonempty directory without created.revision is adopted (the node logs
+// the warning) and gets the marker; an empty one is a new partition.
+func TestDirectoryWithoutRevisionAdopted(t *testing.T) {
+	h := newRevisionHarness(t, 0)
+	h.fill(2, 2, true)
+	if r := h.reopenAt(5); r.Code != wire.OK || !r.Adopted || r.CurrentOffset != 3 {
+		t.Fatalf("recovered %+v", r)
+	}
+	if got := string(h.disk.get(testDir + "/" + revisionFile)); got != "5\n" {
+		t.Fatalf("created.revision holds %q", got)
+	}
+	empty := &harness{t: t, cfg: testConfig(), disk: newFakeDisk(), now: 1000}
+	if r := empty.reopenAt(5); r.Adopted {
+		t.Fatalf("an empty directory adopted: %+v", r)
+	}
+}
+
+// A purge is a new incarnation: once the purged files are gone, the marker
+// names it, so a restart does not take the purged data back.
+func TestPurgeRewritesRevision(t *testing.T) {
+	h := newRevisionHarness(t, 7)
+	h.fill(2, 2, true)
+	h.log.Purge(12)
+	h.step()
+	if got := string(h.disk.get(testDir + "/" + revisionFile)); got != "12\n" {
+		t.Fatalf("created.revision holds %q", got)
+	}
+	if r := h.reopenAt(12); r.Code != wire.OK || r.CurrentOffset != 0 || r.StaleRevision != 0 {
+		t.Fatalf("recovered %+v", r)
+	}
+}
