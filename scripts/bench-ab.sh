@@ -167,7 +167,8 @@ base_name=$BASE
 [[ $BASE == worktree ]] || base_name=$(git rev-parse --short "$BASE")
 echo "base $base_name (io $BASE_IO_BACKEND ${BASE_ENV[*]}), new (io $NEW_IO_BACKEND ${NEW_ENV[*]}) = working tree ($(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes')); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "(others-cpu-s: what the whole machine spent beyond the server and the bench during the run: kernel"
-echo " threads working for them, such as writeback, and other work; high values mean a disturbed run)"
+echo " threads working for them, such as writeback, and other work; high values mean a disturbed run;"
+echo " it spans the warm-up too, which the server and bench columns leave out)"
 printf '%-10s %-5s %5s %9s %14s %13s %8s %8s %13s\n' workload build round MB/s server-cpu-s s/GB-server s/GB-bench p99-ms others-cpu-s
 for workload in $WORKLOADS; do
 	for which in base new; do
