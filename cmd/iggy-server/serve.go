@@ -133,6 +133,9 @@ func prepareStorage(cfg *config.Config, f flags) (*node.RootCredentials, error) 
 	return &node.RootCredentials{Username: dec.Credentials.Username(), PasswordHash: hash}, nil
 }
 
+// evidenceSlack is what quorum evidence outlives the heartbeat timeout by.
+const evidenceSlack = 3 * time.Second
+
 func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, error) {
 	host, _ := os.Hostname()
 	nc := node.Config{
@@ -152,6 +155,8 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		WALBytesMax:              cfg.Partition.WALBytesMax,
 	}
 	tick := clock.TickMillis * time.Millisecond
+	// Quorum evidence lasts cluster.heartbeat_timeout + 3 s (QEV-2).
+	nc.EvidenceTicks = uint64((cfg.Cluster.HeartbeatTimeout + evidenceSlack) / tick)
 	if cfg.Heartbeat.Enabled {
 		nc.HeartbeatIntervalTicks = uint64(cfg.Heartbeat.Interval / tick)
 	}

@@ -8,8 +8,8 @@ import (
 
 // The partition repair budgets reach the node: the shared repair memory
 // and one partition's bound (1 GiB and 512 MiB by default, and from the
-// environment like any key).
-// covers VSR-20, VSR-21
+// environment like any key); so does the lifetime of quorum evidence.
+// covers VSR-20, VSR-21, QEV-2
 func TestNodeConfigRepairBudgets(t *testing.T) {
 	for _, tc := range []struct {
 		env            []string
@@ -28,6 +28,9 @@ func TestNodeConfigRepairBudgets(t *testing.T) {
 		}
 		if nc.RepairMemoryBytesMax != tc.repair || nc.WALBytesMax != tc.walMax {
 			t.Fatalf("%v: repair %d, wal %d", tc.env, nc.RepairMemoryBytesMax, nc.WALBytesMax)
+		}
+		if nc.EvidenceTicks != 800 { // heartbeat_timeout 5 s + 3 s, in 10 ms ticks (QEV-2)
+			t.Fatalf("evidence lasts %d ticks", nc.EvidenceTicks)
 		}
 	}
 }

@@ -74,8 +74,15 @@ func (n *Node) onPeer(m PeerMessage) {
 	if n.replica == nil {
 		return // not open yet
 	}
-	if m.Msg.Command == vsr.CmdRequest {
+	switch m.Msg.Command {
+	case vsr.CmdRequest:
 		n.onForwarded(m.Msg)
+		return
+	case vsr.CmdPing:
+		n.onProbe(m.Msg)
+		return
+	case vsr.CmdPong:
+		n.onProbeAnswer(m.Msg)
 		return
 	}
 	n.replica.Step(m.Msg)

@@ -42,6 +42,8 @@ type testCluster struct {
 	lastCID bus.ConnID
 	// repairBytes is Config.RepairMemoryBytesMax (0: the default).
 	repairBytes uint64
+	// drop, when set, loses the peer messages it matches.
+	drop func(node.PeerMessage) bool
 }
 
 func newTestCluster(t *testing.T, count int, checkpointEvery uint64) *testCluster {
@@ -106,7 +108,7 @@ func (c *testCluster) round() {
 	inbox := c.inbox
 	c.inbox = nil
 	for _, m := range inbox {
-		if h := c.hosts[m.Msg.To]; h.n != nil && !c.cut[m.Msg.From][m.Msg.To] {
+		if h := c.hosts[m.Msg.To]; h.n != nil && !c.cut[m.Msg.From][m.Msg.To] && (c.drop == nil || !c.drop(m)) {
 			h.n.Step(m)
 		}
 	}

@@ -35,6 +35,10 @@ type Config struct {
 	// WALBytesMax (partition.wal_bytes_max) bounds one group's share and its
 	// journal after a checkpoint. 0: the defaults (1 GiB, 512 MiB).
 	RepairMemoryBytesMax, WALBytesMax uint64
+	// EvidenceTicks is how long quorum evidence lets a replica of a set
+	// admit partition requests: cluster.heartbeat_timeout + 3 s (QEV-2);
+	// 0 means the default (8 s).
+	EvidenceTicks uint64
 	// TokenCleanerIntervalTicks paces the deletion of expired tokens; 0 = off.
 	TokenCleanerIntervalTicks uint64
 	// PartitionsMax caps the partitions of all topics; 0 = no cap.

@@ -37,7 +37,9 @@ func (n *Node) handleFrame(c *conn, frame []byte) {
 	case op.Metadata():
 		n.metadataRequest(c, h, body)
 	case op.Partition():
-		n.partitionRequest(c, h, body)
+		if !n.denyWithoutEvidence(c, h) {
+			n.partitionRequest(c, h, body)
+		}
 	default:
 		n.evict(c, h, wire.EvictInvalidRequestOperation)
 	}

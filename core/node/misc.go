@@ -21,6 +21,7 @@ func (n *Node) onTick() {
 	}
 	if n.cfg.clustered() {
 		n.tickGroups()
+		n.tickEvidence()
 	}
 	n.expireForwards()
 	n.evictStale()

@@ -16,6 +16,9 @@ func (n *Node) nonReplicated(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, wire.Unauthenticated)
 		return
 	}
+	if (code == wire.CmdPollMessages || code == wire.CmdGetConsumerOffset) && n.denyWithoutEvidence(c, h) {
+		return
+	}
 	if read, ok := n.readers[code]; ok {
 		read(c, h, body)
 		return

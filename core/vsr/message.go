@@ -5,6 +5,8 @@ package vsr
 type Command uint8
 
 const (
+	CmdPing                 Command = 1  // metadata primary -> backup: an evidence probe (Op: its number, Commit); the caller handles it, Step ignores it
+	CmdPong                 Command = 2  // backup -> metadata primary: the probe answered (Op: its number); the caller handles it
 	CmdRequest              Command = 5  // backup -> primary: a client request to propose (Prepares: one, unsealed); the caller handles it, Step ignores it
 	CmdPrepare              Command = 6  // primary -> backup: one new op
 	CmdPrepareOk            Command = 7  // backup -> primary: cumulative acknowledgement
@@ -28,7 +30,7 @@ const (
 )
 
 var commandNames = map[Command]string{
-	CmdRequest: "request", CmdPrepare: "prepare", CmdPrepareOk: "prepare_ok", CmdCommit: "commit",
+	CmdPing: "ping", CmdPong: "pong", CmdRequest: "request", CmdPrepare: "prepare", CmdPrepareOk: "prepare_ok", CmdCommit: "commit",
 	CmdStartViewChange: "start_view_change", CmdDoViewChange: "do_view_change",
 	CmdStartView: "start_view", CmdRequestStartView: "request_start_view",
 	CmdRequestPrepares: "request_prepares", CmdRepairPrepare: "repair_prepare",

@@ -1,0 +1,81 @@
+package node_test
+
+import (
+	"testing"
+
+	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/wire"
+)
+
+// covers QEV-1, QEV-2, QEV-3, QEV-6
+// With the metadata primary's probes lost, commits alone keep flowing but
+// renew no evidence: once the credit of the last answered probes ran out
+// (8 s, 800 ticks), every replica answers partition requests 58, the
+// primary included, and before looking the stream up (a poll of a stream
+// that does not exist is 58, not 1009). Probes again, and it serves.
+func TestClusterPartitionRequestsNeedEvidence(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	cl := c.partitionClient()
+	mustOK(t, sent(cl.send("s", "t", 1)))
+	c.drop = func(m node.PeerMessage) bool {
+		return m.Msg.Command == vsr.CmdPing || m.Msg.Command == vsr.CmdPong
+	}
+	for range 200 {
+		c.round()
+	}
+	mustOK(t, sent(cl.send("s", "t", 1))) // the credit still runs
+	for range 800 {
+		c.round()
+	}
+	if code, _ := cl.send("s", "t", 1); code != wire.TransientNotAccepted {
+		t.Fatalf("send without evidence: %s, want 58", code.Name())
+	}
+	if code, _, _ := cl.poll("nope", "t", 1); code != wire.TransientNotAccepted {
+		t.Fatalf("poll of a missing stream without evidence: %s, want 58", code.Name())
+	}
+	c.drop = nil
+	c.until("evidence again", func() bool { code, _ := cl.send("s", "t", 1); return code == wire.OK })
+	if code, _, _ := cl.poll("nope", "t", 1); code != wire.StreamIdNotFound {
+		t.Fatalf("poll of a missing stream with evidence: %s", code.Name())
+	}
+}
+
+// covers QEV-9
+// A replica set of one needs no evidence: its partition requests are
+// served at once after boot, with no peer to probe.
+func TestStandaloneNeedsNoEvidence(t *testing.T) {
+	c := newTestCluster(t, 1, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	cl := c.client(1)
+	cl.connect(0)
+	mustOK(t, cl.login())
+	mustOK(t, cl.createStream("s", false))
+	cl.createTopic("s", "t")
+	if code, base := cl.send("s", "t", 2); code != wire.OK || base != 0 {
+		t.Fatalf("send: %s at %d", code.Name(), base)
+	}
+}
+
+// covers QEV-10
+// A backup that never answers is advertised no new probe: the primary
+// sends it the same probe again, and new ones go only to backups that
+// answered their last.
+func TestProbeAdvertisedAfterAnswer(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	probes := map[uint8]map[uint64]bool{1: {}, 2: {}}
+	c.drop = func(m node.PeerMessage) bool {
+		if m.Msg.Command == vsr.CmdPing {
+			probes[m.Msg.To][m.Msg.Op] = true
+		}
+		return m.Msg.Command == vsr.CmdPong && m.Msg.From == 1 // replica 1's answers are lost
+	}
+	for range 1000 {
+		c.round()
+	}
+	if len(probes[1]) != 1 || len(probes[2]) < 5 {
+		t.Fatalf("probe numbers sent to the silent backup %v, to the answering one %d", probes[1], len(probes[2]))
+	}
+}
