@@ -296,3 +296,31 @@ func TestClusterPartitionRefetchAfterDamage(t *testing.T) {
 		return string(got.Volatile) == string(want.Volatile)
 	})
 }
+
+// covers OPS-2
+// A backup of a partition counts a message only once it learns of the
+// commit: right after the primary answered the send the backup may not
+// count it, and on an idle cluster the commit broadcast (every 50 ticks,
+// 500 ms) brings its count up within one interval (and a few ticks of
+// message delivery).
+func TestBackupCountsMessagesOnceCommitted(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	cl := c.partitionClient()
+	backup := c.client(2)
+	backup.connect(1)
+	mustOK(t, backup.login())
+	mustOK(t, sent(cl.send("s", "t", 3)))
+	start := c.ticks
+	counted := func() uint64 {
+		_, payload := backup.do(wire.CmdGetStats, nil)
+		st, _ := wire.DecodeStats(payload)
+		return st.MessagesCount
+	}
+	for counted() != 3 {
+		if c.ticks-start > vsr.HeartbeatTicks+20 {
+			t.Fatalf("the backup counts %d messages %d ticks after the send", counted(), c.ticks-start)
+		}
+		c.round()
+	}
+}
