@@ -210,12 +210,12 @@ func (w *World) onFrame(c *client, frame []byte) {
 		w.routed(c, a.op, status, payload)
 		return
 	}
-	if status == wire.TransientNotCommitted || status == wire.TransientNotAccepted {
+	if status == wire.TransientNotCommitted || status == wire.TransientNotAccepted || status == wire.NotPrimary {
 		w.marks.Hit("sim.client.transient_" + fmt.Sprint(uint32(status)))
 		w.settle(a, status, nil, false)
 		c.att = nil
 		c.nextAt = w.tick + 1 + w.rng.Uint64N(transientRetryTicksMax)
-		if w.cluster() && status == wire.TransientNotAccepted && a.op != nil && a.op.partitionPlane() {
+		if w.cluster() && status != wire.TransientNotCommitted && a.op != nil && a.op.partitionPlane() {
 			c.routing = routesOp(a.op) // ask this replica where the partition's primary is
 			return
 		}

@@ -135,7 +135,7 @@ func (w *World) settle(a *attempt, status wire.Code, payload []byte, captured bo
 		a.store.Outcome = outcomeOf(status)
 	case captured:
 		// Reads and metadata answers nobody received tell the oracles nothing.
-	case status == wire.TransientNotCommitted || status == wire.TransientNotAccepted:
+	case status == wire.TransientNotCommitted || status == wire.TransientNotAccepted || status == wire.NotPrimary:
 	default:
 		w.settleRead(a, o, status, payload)
 	}

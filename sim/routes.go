@@ -5,8 +5,8 @@ import (
 )
 
 // A partition of a replica set is served by its group's primary; another
-// replica answers its requests 58. The client then asks the replica it is
-// on for the topic's routes (PartitionRoutes, code 105) and reconnects to
+// replica answers its requests 89 (NotPrimary), or 58 while it cannot
+// tell. The client then asks the replica it is on for the topic's routes (PartitionRoutes, code 105) and reconnects to
 // the primary named, as a routing SDK does, instead of trying replicas at
 // random (every reconnect logs in again, a metadata op).
 

@@ -20,11 +20,18 @@ type pollRequest struct {
 }
 
 // proposeToGroup proposes a partition op for the request of c on the
-// partition's primary. Anywhere else, or when the group cannot take it
-// now, the answer is 58 (TransientNotAccepted: never admitted, the client
-// sends it again, to another replica after a while; protocol-data.md 9.3).
+// partition's primary. A replica that is not the primary of the group's
+// view refuses it with 89 (NotPrimary) before acting on it: the client
+// looks the primary up (PartitionRoutes) and sends it there (PLACE-21).
+// When the group cannot take it now (booting, changing view, pipeline
+// full) the answer is 58 (TransientNotAccepted: never admitted, sent
+// again after a while; protocol-data.md 9.3).
 func (n *Node) proposeToGroup(c *conn, h wire.RequestHeader, k partKey, p vsr.Prepare, read func()) {
 	g := n.groupOf(k)
+	if g != nil && !g.replica.IsPrimary() {
+		n.deny(c, h, wire.NotPrimary)
+		return
+	}
 	if g == nil || !g.leads() || g.replica.Full() || len(g.waiting) >= pgroupWaitersMax {
 		n.deny(c, h, wire.TransientNotAccepted)
 		return

@@ -124,11 +124,11 @@ func first(code wire.Code, _ []byte) wire.Code { return code }
 
 func sent(code wire.Code, _ uint64) wire.Code { return code }
 
-// covers VSR-1, VSR-2, STOR-30
+// covers VSR-1, VSR-2, STOR-30, PLACE-19, PLACE-21
 // A partition of a replica set is its own group: the primary of its view
-// appends committed batches, a poll there sees every acknowledged one, a
-// backup refuses partition requests with 58 and names the primary in its
-// routes, and every replica's log applies the same ops. The group's
+// alone orders its writes, a poll there sees every acknowledged one, a
+// backup refuses partition requests with 89 (NotPrimary) and names the
+// primary in its routes, and every replica's log applies the same ops. The group's
 // journal is in the incarnation's own prepares-<revision> directory.
 func TestClusterPartitionGroupSendPoll(t *testing.T) {
 	c := newTestCluster(t, 3, 0)
@@ -146,8 +146,8 @@ func TestClusterPartitionGroupSendPoll(t *testing.T) {
 	backup := c.client(2)
 	backup.connect(1)
 	mustOK(t, backup.login())
-	if code, _ := backup.send("s", "t", 1); code != wire.TransientNotAccepted {
-		t.Fatalf("send to a backup: %s, want 58", code.Name())
+	if code, _ := backup.send("s", "t", 1); code != wire.NotPrimary {
+		t.Fatalf("send to a backup: %s, want 89", code.Name())
 	}
 	code, payload := backup.do(wire.CmdPartitionRoutes, encodeBody(wire.TopicRef{StreamID: wire.NamedID("s"), TopicID: wire.NamedID("t")}.Encode))
 	routes, _ := wire.DecodePartitionRoutes(payload)
@@ -184,10 +184,11 @@ func TestClusterPartitionGroupStateTransfer(t *testing.T) {
 	}
 }
 
-// covers VSR-2, VSR-28
+// covers VSR-2, VSR-28, PLACE-22
 // The partition's primary dies with its unsynced writes lost: a new
 // primary of the partition's group takes over, sends continue there at
-// the next offset, and the old primary comes back and converges.
+// the next offset, and the old primary comes back, converges, and refuses
+// the partition's requests with 89.
 func TestClusterPartitionGroupPrimaryCrash(t *testing.T) {
 	c := newTestCluster(t, 3, 0)
 	c.until("root", func() bool { return c.converged(1) })
@@ -213,6 +214,17 @@ func TestClusterPartitionGroupPrimaryCrash(t *testing.T) {
 	}
 	c.start(0)
 	c.until("convergence", func() bool { return c.partitionConverged(2) })
+	old := c.client(3)
+	old.connect(0)
+	c.until("a session on the old primary", func() bool { return old.login() == wire.OK })
+	var refused wire.Code
+	c.until("evidence on the restarted replica", func() bool { // 58 until then (QEV-8)
+		refused, _ = old.send("s", "t", 1)
+		return refused != wire.TransientNotAccepted
+	})
+	if refused != wire.NotPrimary {
+		t.Fatalf("send to the old primary: %s, want 89", refused.Name())
+	}
 }
 
 // covers VSR-20, VSR-22
