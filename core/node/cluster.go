@@ -5,6 +5,7 @@ import (
 
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/io/storage"
 	"github.com/zeebo/xxh3"
 )
 
@@ -271,19 +272,46 @@ func (n *Node) startInstall() {
 	n.logf("installing state transfer of checkpoint op %d", op)
 }
 
-// reopenPartitions makes the partition logs follow metadata that was
-// replaced wholesale: every log is opened again and recovered from disk.
+// reopenPartitions makes the partition logs and groups follow metadata
+// that was replaced wholesale (a state transfer). A partition of the same
+// incarnation keeps its log and group as they are: restarting them would
+// race their writes in flight (a superblock slot written twice at one
+// sequence). One that is gone loses them and its directory; one of another
+// incarnation (deleted and created again, or purged) is opened again, and
+// its recovery deletes the older incarnation's files (STOR-27); a new one
+// is opened and recovered.
 func (n *Node) reopenPartitions() {
-	for _, k := range n.sortedGroupKeys() {
-		n.dropGroup(k)
+	want := map[partKey]uint64{}
+	for _, s := range n.meta.Streams() {
+		for _, t := range s.Topics {
+			for _, p := range t.Partitions {
+				want[partKey{s.ID, t.ID, p.ID}] = p.CreatedRevision
+			}
+		}
 	}
-	clear(n.partitions)
-	n.partKeys = nil
-	clear(n.logGens)
-	n.openAllPartitions()
 	for _, k := range n.sortedPartitionKeys() {
-		n.partitions[k].Recover(n.partitionRevision(k))
+		if g := n.pgroups[k]; g != nil && want[k] == g.rev {
+			delete(want, k) // the same incarnation: kept
+			continue
+		}
+		n.closePartition(k)
+		if _, ok := want[k]; !ok {
+			n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDeleteTree, File: partitionDir(k)})
+		}
 	}
+	for _, k := range sortedPartKeys(want) {
+		n.openPartition(k).Recover(want[k])
+		n.openGroup(k, want[k])
+	}
+	n.retune()
+}
+
+// closePartition forgets a partition's log and group.
+func (n *Node) closePartition(k partKey) {
+	delete(n.partitions, k)
+	n.partKeys = nil
+	delete(n.logGens, k)
+	n.dropGroup(k)
 }
 
 // appliedLogMax bounds the applied ops kept for TakeApplied: a ring, so a

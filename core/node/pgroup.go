@@ -69,6 +69,8 @@ type pgroup struct {
 	// held are committed ops taken from the replica and not applied yet:
 	// they wait for a refetch (bounded by the replica's log window).
 	held []vsr.Prepare
+	// parked are reads waiting for earlier ops' log writes (serveRead).
+	parked []parkedRead
 	// waiting are the requests proposed here, by op.
 	waiting map[uint64]pgroupWaiter
 }
@@ -151,7 +153,7 @@ func (n *Node) dropGroup(k partKey) {
 // sortedGroupKeys lists the partition groups in key order (cached).
 func (n *Node) sortedGroupKeys() []partKey {
 	if n.pgroupKeys == nil {
-		n.pgroupKeys = sortedGroupKeysOf(n.pgroups)
+		n.pgroupKeys = sortedPartKeys(n.pgroups)
 	}
 	return n.pgroupKeys
 }
@@ -253,7 +255,8 @@ func sortedKeys[V any](m map[uint64]V) []uint64 {
 	return slices.Sorted(maps.Keys(m))
 }
 
-func sortedGroupKeysOf(m map[partKey]*pgroup) []partKey {
+// sortedPartKeys lists a map's partition keys in order.
+func sortedPartKeys[V any](m map[partKey]V) []partKey {
 	keys := make([]partKey, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -2,6 +2,7 @@ package node
 
 import (
 	"encoding/binary"
+	"github.com/iggygo/iggy/internal/assert"
 	"slices"
 
 	"github.com/iggygo/iggy/core/partition"
@@ -65,7 +66,7 @@ func (n *Node) applyGroupOp(g *pgroup, p vsr.Prepare) {
 		n.applyOffsetOp(g, log, p, w, waited)
 	case vsr.KindBarrier:
 		if waited {
-			w.read()
+			n.serveRead(g, p.Op, w.read)
 		}
 	default:
 		n.fatal("partition group %s: op %d of unknown kind %d", g.dir(), p.Op, p.Kind)
@@ -137,4 +138,43 @@ func (n *Node) applyOffsetOp(g *pgroup, log *partition.Log, p vsr.Prepare, w pgr
 	if waited {
 		n.writes[writeKey{g.key, token}] = pendingWrite{conn: w.conn, header: w.header, offset: true}
 	}
+}
+
+// parkedRead is a read whose barrier applied while log writes of earlier
+// ops were still in flight.
+type parkedRead struct {
+	op   uint64
+	read func()
+}
+
+// serveRead runs a read once every log write of the ops before its
+// barrier completed: the log serves only written records, and an append
+// applied just before the barrier may be in flight still (acknowledged
+// already by the primary that took it in an earlier view).
+func (n *Node) serveRead(g *pgroup, op uint64, read func()) {
+	if len(g.parked) == 0 && !g.writesBefore(op) {
+		read()
+		return
+	}
+	assert.That(len(g.parked) < pgroupWaitersMax, "partition group %s: %d reads parked", g.dir(), len(g.parked))
+	g.parked = append(g.parked, parkedRead{op: op, read: read})
+}
+
+// releaseReads runs the parked reads whose writes completed, in order.
+func (n *Node) releaseReads(g *pgroup) {
+	for len(g.parked) > 0 && !g.writesBefore(g.parked[0].op) {
+		r := g.parked[0]
+		g.parked = g.parked[1:]
+		r.read()
+	}
+}
+
+// writesBefore reports a log write of an op before op still in flight.
+func (g *pgroup) writesBefore(op uint64) bool {
+	for _, o := range g.inflight {
+		if o < op {
+			return true
+		}
+	}
+	return false
 }

@@ -78,6 +78,7 @@ func (n *Node) groupWritten(k partKey, token uint64) {
 	}
 	if _, ok := g.inflight[token]; ok {
 		delete(g.inflight, token)
+		n.releaseReads(g)
 		n.writeGroupSuperblock(g)
 	}
 }
