@@ -30,11 +30,13 @@ import (
 // "unrecoverable", not failed. Not injected at all: read faults during
 // recovery (the core cuts what does not check out, and cannot tell a flip
 // from a torn write without a second copy), write I/O errors (a failed
-// partition write breaks the log until restart), misdirected writes.
+// partition write breaks the log until restart), and misdirected writes on
+// a single replica.
 //
-// A replica set adds one rule: metadata rots at rest on at most f =
-// (n-1)/2 replicas (mayDamageMetadata), so every committed op keeps a good
-// copy on a quorum. Nothing acknowledged may then be lost: the damage is
+// A replica set adds one rule: metadata rots at rest, or has a journal
+// write misdirected (it lands one to eight sectors off, in the same file),
+// on at most f = (n-1)/2 replicas (mayDamageMetadata), so every committed
+// op keeps a good copy on a quorum. Nothing acknowledged may then be lost: the damage is
 // not recorded as an exemption, and a replica that stops on its damaged
 // metadata is retired (the others go on; convergence ignores it). Process,
 // clock and network faults hit every replica, primaries included.
@@ -115,9 +117,13 @@ func (w *World) mayDamageMetadata(h *host) bool {
 	return damaged < (len(w.hosts)-1)/2
 }
 
-// injector decides the fault of each disk request of h as it runs: only
-// reads of partition segments by a booted node, before heal.
+// injector decides the fault of each disk request of h as it runs: reads
+// of partition segments by a booted node, and in a replica set writes of
+// the metadata journal (misdirected), before heal.
 func (w *World) injector(h *host, req *storage.Request, rng *rand.Rand) simdisk.Fault {
+	if req.Op == storage.OpWrite && w.misdirects(h, req, rng) {
+		return simdisk.FaultMisdirectedWrite
+	}
 	if req.Op != storage.OpRead || !h.booted || !w.faulty() ||
 		!strings.HasPrefix(req.File, "streams/") || !strings.HasSuffix(req.File, ".log") {
 		return simdisk.FaultNone
@@ -133,6 +139,20 @@ func (w *World) injector(h *host, req *storage.Request, rng *rand.Rand) simdisk.
 		return simdisk.FaultIOError
 	}
 	return simdisk.FaultNone
+}
+
+// misdirects decides whether a metadata journal write of a replica set
+// lands elsewhere in its file. It counts as damage at rest of that
+// replica's metadata, so the fault atlas holds: at most f replicas.
+func (w *World) misdirects(h *host, req *storage.Request, rng *rand.Rand) bool {
+	if !w.cluster() || !h.booted || !w.faulty() || w.knobs.MisdirectPerMille == 0 ||
+		!strings.HasPrefix(req.File, "metadata/journal/") || rng.IntN(1000) >= w.knobs.MisdirectPerMille || !w.mayDamageMetadata(h) {
+		return false
+	}
+	h.metaDamaged = true
+	w.marks.Hit("sim.disk.write_misdirected")
+	w.event("misdirected write %d: %s at %d", h.idx, req.File, req.Offset)
+	return true
 }
 
 // damageSegment flips one bit of a synced segment of a known partition.

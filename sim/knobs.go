@@ -90,6 +90,9 @@ type Knobs struct {
 	ReadErrorPerMille    int // partition segment reads after boot: EIO
 	DamagePerMillion     int // per tick: bit rot of a synced segment byte
 	MetaDamagePerMillion int // per tick: bit rot of a synced metadata byte
+	// MisdirectPerMille: metadata journal writes of a replica set that land
+	// elsewhere in their file (within the fault atlas, as metadata damage).
+	MisdirectPerMille int
 
 	// Process.
 	KillPerMillion      int
@@ -237,6 +240,9 @@ func drawCluster(r *rand.Rand) Knobs {
 	if r.IntN(4) == 0 {
 		k.MetaDamagePerMillion = between(r, 20, 200)
 	}
+	if r.IntN(4) == 0 {
+		k.MisdirectPerMille = between(r, 1, 20)
+	}
 	if coin(r) {
 		k.ClockStepPerMillion, k.ClockStepMaxMicros = between(r, 100, 2000), uint64(between(r, 1, 60))*1_000_000
 	}
@@ -263,8 +269,8 @@ func (k Knobs) String() string {
 	}
 	fmt.Fprintf(&b, " checkpoint_every_ops=%d net_delay_mean_ticks=%g reset_ppm=%d client_timeout_ticks=%d",
 		k.CheckpointEveryOps, k.NetDelayMeanTicks, k.ResetPerMillion, k.ClientTimeoutTicks)
-	fmt.Fprintf(&b, " disk_ops_per_tick_max=%d torn_writes=%t read_corrupt_permille=%d read_error_permille=%d damage_ppm=%d meta_damage_ppm=%d",
-		k.DiskOpsPerTickMax, k.TornWrites, k.ReadCorruptPerMille, k.ReadErrorPerMille, k.DamagePerMillion, k.MetaDamagePerMillion)
+	fmt.Fprintf(&b, " disk_ops_per_tick_max=%d torn_writes=%t read_corrupt_permille=%d read_error_permille=%d damage_ppm=%d meta_damage_ppm=%d misdirect_permille=%d",
+		k.DiskOpsPerTickMax, k.TornWrites, k.ReadCorruptPerMille, k.ReadErrorPerMille, k.DamagePerMillion, k.MetaDamagePerMillion, k.MisdirectPerMille)
 	fmt.Fprintf(&b, " kill_ppm=%d power_loss_ppm=%d down_ticks_max=%d pause_ppm=%d pause_ticks_max=%d drift_ppm=%v clock_step_ppm=%d clock_step_max_us=%d",
 		k.KillPerMillion, k.PowerLossPerMillion, k.DownTicksMax, k.PausePerMillion, k.PauseTicksMax, k.DriftPPM[:k.Replicas],
 		k.ClockStepPerMillion, k.ClockStepMaxMicros)

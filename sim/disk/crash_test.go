@@ -179,3 +179,25 @@ func TestFaults(t *testing.T) {
 		t.Fatalf("corrupt read flipped %d bits: %q", flipped, cs[1].Data)
 	}
 }
+
+// A misdirected write reports success, leaves the bytes it was asked to
+// write where they were, and lands whole one to eight sectors further.
+func TestMisdirectedWrite(t *testing.T) {
+	misdirect := func(req *storage.Request, _ *rand.Rand) Fault {
+		if req.Op == storage.OpWrite {
+			return FaultMisdirectedWrite
+		}
+		return FaultNone
+	}
+	d := New(Options{Seed: 9, Faults: misdirect})
+	d.PutFile("f", []byte("clean"))
+	cs := run(t, d, write("f", 0, []byte("XXXXX")))
+	img := image(t, d, "f")
+	if cs[0].Result != storage.ResultOK || string(img.Volatile[:5]) != "clean" {
+		t.Fatalf("write %+v left %q", cs[0], img.Volatile[:5])
+	}
+	at := len(img.Volatile) - 5
+	if at%misdirectSectorBytes != 0 || at < misdirectSectorBytes || at > 8*misdirectSectorBytes || string(img.Volatile[at:]) != "XXXXX" {
+		t.Fatalf("the write landed at %d: %q", at, img.Volatile[at:])
+	}
+}

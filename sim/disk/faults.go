@@ -17,7 +17,15 @@ const (
 	// FaultCorruptRead runs an OpRead and flips one bit of what it returns
 	// (a latent sector error the drive did not notice); other ops run as asked.
 	FaultCorruptRead
+	// FaultMisdirectedWrite runs an OpWrite one to eight sectors past where
+	// it was asked, in the same file, and reports success (a firmware or
+	// driver bug): the intended bytes keep what they held and others are
+	// overwritten. Other ops run as asked.
+	FaultMisdirectedWrite
 )
+
+// misdirectSectorBytes is the step a misdirected write lands off by.
+const misdirectSectorBytes = 512
 
 // Injector decides the fault for req just before it runs, drawing from rng
 // (the disk's seeded PRNG) so a seed replays the same faults.
@@ -28,6 +36,12 @@ func applyFault(f Fault, req *storage.Request, rng *rand.Rand, execute func(*sto
 	case FaultIOError:
 		return storage.Completion{ID: req.ID, Result: storage.ResultIOError,
 			Err: req.Op.String() + " " + req.File + ": injected I/O error"}
+	case FaultMisdirectedWrite:
+		if req.Op == storage.OpWrite {
+			elsewhere := *req
+			elsewhere.Offset += uint64(1+rng.IntN(8)) * misdirectSectorBytes
+			return execute(&elsewhere)
+		}
 	case FaultCorruptRead:
 		c := execute(req)
 		if req.Op == storage.OpRead && len(c.Data) > 0 {
