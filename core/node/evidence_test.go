@@ -18,6 +18,9 @@ func TestClusterPartitionRequestsNeedEvidence(t *testing.T) {
 	c := newTestCluster(t, 3, 0)
 	c.until("root", func() bool { return c.converged(1) })
 	cl := c.partitionClient()
+	meta := c.client(2) // on the metadata primary, whose lookups are current
+	meta.connect(0)
+	mustOK(t, meta.login())
 	mustOK(t, sent(cl.send("s", "t", 1)))
 	c.drop = func(m node.PeerMessage) bool {
 		return m.Msg.Command == vsr.CmdPing || m.Msg.Command == vsr.CmdPong
@@ -32,12 +35,12 @@ func TestClusterPartitionRequestsNeedEvidence(t *testing.T) {
 	if code, _ := cl.send("s", "t", 1); code != wire.TransientNotAccepted {
 		t.Fatalf("send without evidence: %s, want 58", code.Name())
 	}
-	if code, _, _ := cl.poll("nope", "t", 1); code != wire.TransientNotAccepted {
+	if code, _, _ := meta.poll("nope", "t", 1); code != wire.TransientNotAccepted {
 		t.Fatalf("poll of a missing stream without evidence: %s, want 58", code.Name())
 	}
 	c.drop = nil
 	c.until("evidence again", func() bool { code, _ := cl.send("s", "t", 1); return code == wire.OK })
-	if code, _, _ := cl.poll("nope", "t", 1); code != wire.StreamIdNotFound {
+	if code, _, _ := meta.poll("nope", "t", 1); code != wire.StreamIdNotFound {
 		t.Fatalf("poll of a missing stream with evidence: %s", code.Name())
 	}
 }

@@ -150,7 +150,8 @@ func (b *pgroupBoot) sortSegments() {
 // part, so a primary that restarts moves to a new view instead of
 // proposing op 1 of view 0 a second time.
 func (n *Node) createGroup(g *pgroup) {
-	sb := vsr.Superblock{Sequence: 1}
+	v := n.initialView(g)
+	sb := vsr.Superblock{Sequence: 1, View: v, LogView: v}
 	path := g.superblockPath(0)
 	n.submit(g.bootOwner(), storage.Request{Op: storage.OpCreate, File: path})
 	n.submit(g.bootOwner(), storage.Request{Op: storage.OpWrite, File: path, Data: [][]byte{sb.Encode()}})
@@ -189,7 +190,7 @@ func (n *Node) openGroupReplica(g *pgroup) {
 	}
 	g.journal, g.sb, g.boot = rec.Journal, sb, nil
 	if fresh {
-		g.sb.Sequence = 1 // the slot createGroup wrote; vsr opens a new group (sequence 0)
+		g.sb.Sequence = 1 // the slot createGroup wrote; vsr opens a new group (sequence 0) in its first view
 	}
 	g.applied, g.appliedChecksum, g.ckptOp = sb.CheckpointOp, sb.CheckpointChecksum, sb.CheckpointOp
 	g.nextOffset = next
@@ -221,7 +222,16 @@ func (n *Node) groupSuperblock(g *pgroup) (sb vsr.Superblock, fresh, ok bool) {
 		n.createGroup(g)
 		return sb, false, false
 	}
-	return vsr.Superblock{}, true, true
+	v := n.initialView(g)
+	return vsr.Superblock{View: v, LogView: v}, true, true
+}
+
+// initialView is a new group's first view, so its first primary: a
+// function of the partition's committed incarnation and id alone, the same
+// on every replica, that spreads the primaries of a topic's partitions,
+// and of partitions created one after another, over the replicas.
+func (n *Node) initialView(g *pgroup) uint32 {
+	return uint32((g.rev + uint64(g.key.partition)) % uint64(n.cfg.Replicas))
 }
 
 // bootImage checks the image of the superblock's checkpoint and returns the

@@ -109,7 +109,8 @@ func (cl *cclient) poll(stream, topic string, count uint32) (wire.Code, uint32, 
 }
 
 // partitionClient logs a client in on replica 0 and creates stream "s"
-// with topic "t" of one partition, whose group then runs everywhere.
+// with topic "t" of one partition, whose group then runs everywhere; the
+// client then moves to the partition's primary.
 func (c *testCluster) partitionClient() *cclient {
 	cl := c.client(1)
 	cl.connect(0)
@@ -117,8 +118,30 @@ func (c *testCluster) partitionClient() *cclient {
 	mustOK(c.t, cl.createStream("s", false))
 	cl.createTopic("s", "t")
 	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
+	if p := c.partitionPrimary(); p != 0 {
+		cl.connect(p)
+		c.until("a session on the partition's primary", func() bool { return cl.login() == wire.OK })
+	}
 	return cl
 }
+
+// partitionPrimary is the replica leading the first partition group.
+func (c *testCluster) partitionPrimary() int {
+	p := -1
+	c.until("a partition primary", func() bool {
+		for i := range c.hosts {
+			if g, ok := c.partitionGroup(i); ok && g.Primary {
+				p = i
+				return true
+			}
+		}
+		return false
+	})
+	return p
+}
+
+// backupOf is the k-th replica (k >= 1) after replica p.
+func (c *testCluster) backupOf(p, k int) int { return (p + k) % len(c.hosts) }
 
 func first(code wire.Code, _ []byte) wire.Code { return code }
 
@@ -143,16 +166,17 @@ func TestClusterPartitionGroupSendPoll(t *testing.T) {
 	if code, n, current := cl.poll("s", "t", 100); code != wire.OK || n != 15 || current != 14 {
 		t.Fatalf("poll: %s, %d messages, current offset %d", code.Name(), n, current)
 	}
+	p := c.partitionPrimary()
 	backup := c.client(2)
-	backup.connect(1)
-	mustOK(t, backup.login())
+	backup.connect(c.backupOf(p, 1))
+	c.until("a session on a backup", func() bool { return backup.login() == wire.OK })
 	if code, _ := backup.send("s", "t", 1); code != wire.NotPrimary {
 		t.Fatalf("send to a backup: %s, want 89", code.Name())
 	}
 	code, payload := backup.do(wire.CmdPartitionRoutes, encodeBody(wire.TopicRef{StreamID: wire.NamedID("s"), TopicID: wire.NamedID("t")}.Encode))
 	routes, _ := wire.DecodePartitionRoutes(payload)
-	if code != wire.OK || len(routes) != 1 || routes[0].Primary != 0 {
-		t.Fatalf("routes from a backup: %s %+v", code.Name(), routes)
+	if code != wire.OK || len(routes) != 1 || int(routes[0].Primary) != p {
+		t.Fatalf("routes from a backup: %s %+v, primary %d", code.Name(), routes, p)
 	}
 	c.until("the partition group converges", func() bool { return c.partitionConverged(6) })
 	g, _ := c.partitionGroup(2)
@@ -173,11 +197,12 @@ func TestClusterPartitionGroupStateTransfer(t *testing.T) {
 	cl := c.partitionClient()
 	mustOK(t, sent(cl.send("s", "t", 2)))
 	c.until("the first batch everywhere", func() bool { return c.partitionConverged(1) })
-	c.isolate(2, true)
+	cut := c.backupOf(c.partitionPrimary(), 1)
+	c.isolate(cut, true)
 	for range 30 {
 		mustOK(t, sent(cl.send("s", "t", 2)))
 	}
-	c.isolate(2, false)
+	c.isolate(cut, false)
 	c.until("the cut-off replica catches up", func() bool { return c.partitionConverged(31) })
 	if c.marks["vsr.state_transfer.installed"] == 0 {
 		t.Fatalf("no state transfer: %v", c.marks)
@@ -194,17 +219,9 @@ func TestClusterPartitionGroupPrimaryCrash(t *testing.T) {
 	c.until("root", func() bool { return c.converged(1) })
 	cl := c.partitionClient()
 	mustOK(t, sent(cl.send("s", "t", 4)))
-	c.stop(0, true)
-	var primary int
-	c.until("a new partition primary", func() bool {
-		for i := 1; i < 3; i++ {
-			if g, ok := c.partitionGroup(i); ok && g.Primary {
-				primary = i
-				return true
-			}
-		}
-		return false
-	})
+	first := c.partitionPrimary()
+	c.stop(first, true)
+	primary := c.partitionPrimary()
 	other := c.client(2)
 	other.connect(primary)
 	c.until("a session on the new primary", func() bool { return other.login() == wire.OK })
@@ -212,10 +229,10 @@ func TestClusterPartitionGroupPrimaryCrash(t *testing.T) {
 	if code != wire.OK || base != 4 {
 		t.Fatalf("send to the new primary: %s at %d, want offset 4", code.Name(), base)
 	}
-	c.start(0)
+	c.start(first)
 	c.until("convergence", func() bool { return c.partitionConverged(2) })
 	old := c.client(3)
-	old.connect(0)
+	old.connect(first)
 	c.until("a session on the old primary", func() bool { return old.login() == wire.OK })
 	var refused wire.Code
 	c.until("evidence on the restarted replica", func() bool { // 58 until then (QEV-8)
@@ -235,11 +252,12 @@ func TestClusterPartitionGroupRepairBudget(t *testing.T) {
 	c := newBudgetedCluster(t, 3, 0, 1024)
 	c.until("root", func() bool { return c.converged(1) })
 	cl := c.partitionClient()
-	c.isolate(2, true)
+	cut := c.backupOf(c.partitionPrimary(), 1)
+	c.isolate(cut, true)
 	for range 70 { // past the default checkpoint spacing of 64 ops
 		mustOK(t, sent(cl.send("s", "t", 2)))
 	}
-	c.isolate(2, false)
+	c.isolate(cut, false)
 	c.until("the cut-off replica catches up", func() bool { return c.partitionConverged(70) })
 	if c.marks["vsr.state_transfer.installed"] == 0 || c.marks["vsr.repair.range_evicted"] == 0 {
 		t.Fatalf("no state transfer after an evicted range: %v", c.marks)
@@ -291,20 +309,22 @@ func TestClusterPartitionRefetchAfterDamage(t *testing.T) {
 	for range 200 { // the checkpoint at op 12 becomes durable everywhere
 		c.round()
 	}
-	c.stop(2, false)
+	p := c.partitionPrimary()
+	damaged := c.backupOf(p, 1)
+	c.stop(damaged, false)
 	seg := "streams/0/topics/0/partitions/0/00000000000000000000.log"
-	img, ok := c.hosts[2].disk.File(seg)
+	img, ok := c.hosts[damaged].disk.File(seg)
 	if !ok || len(img.Durable) < 200 {
 		t.Fatalf("segment %s: %d bytes", seg, len(img.Durable))
 	}
 	img.Durable[len(img.Durable)-10] ^= 0xFF // in the last record: boot scans from the last index entry
-	c.hosts[2].disk.PutFile(seg, img.Durable)
-	c.start(2)
+	c.hosts[damaged].disk.PutFile(seg, img.Durable)
+	c.start(damaged)
 	mustOK(t, sent(cl.send("s", "t", 2)))
 	c.until("the damaged replica caught up", func() bool { return c.partitionConverged(13) })
 	c.until("its log equal to the primary's", func() bool {
-		want, _ := c.hosts[0].disk.File(seg)
-		got, _ := c.hosts[2].disk.File(seg)
+		want, _ := c.hosts[p].disk.File(seg)
+		got, _ := c.hosts[damaged].disk.File(seg)
 		return string(got.Volatile) == string(want.Volatile)
 	})
 }
@@ -320,8 +340,8 @@ func TestBackupCountsMessagesOnceCommitted(t *testing.T) {
 	c.until("root", func() bool { return c.converged(1) })
 	cl := c.partitionClient()
 	backup := c.client(2)
-	backup.connect(1)
-	mustOK(t, backup.login())
+	backup.connect(c.backupOf(c.partitionPrimary(), 1))
+	c.until("a session on a backup", func() bool { return backup.login() == wire.OK })
 	mustOK(t, sent(cl.send("s", "t", 3)))
 	start := c.ticks
 	counted := func() uint64 {

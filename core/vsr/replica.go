@@ -166,7 +166,7 @@ func Open(cfg Config) *Replica {
 	}
 	switch {
 	case r.count == 1 || sb.Sequence == 0:
-		// Standalone, or a new group: view 0 has nothing to recover.
+		// Standalone, or a new group: its first view has nothing to recover.
 	case r.sb.LogView < r.view:
 		r.enterViewChange(r.view)
 	case r.IsPrimary():
