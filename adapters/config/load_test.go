@@ -34,7 +34,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return path
 }
 
-// covers CONF-1
+// covers CONF-1, TRAN-10
 func TestDefaultsLoad(t *testing.T) {
 	cfg, warnings := mustLoad(t)
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "not found") {
