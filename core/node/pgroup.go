@@ -145,6 +145,11 @@ func (n *Node) dropGroup(k partKey) {
 		return
 	}
 	g.settle(n, true)
+	for _, r := range g.parked { // their partition is gone: they may ask again
+		if _, open := n.conns[r.w.conn.id]; open {
+			n.deny(r.w.conn, r.w.header, wire.TransientNotCommitted)
+		}
+	}
 	delete(n.pgroups, k)
 	n.pgroupKeys = nil
 	n.rebudgetGroups()

@@ -66,7 +66,7 @@ func (n *Node) applyGroupOp(g *pgroup, p vsr.Prepare) {
 		n.applyOffsetOp(g, log, p, w, waited)
 	case vsr.KindBarrier:
 		if waited {
-			n.serveRead(g, p.Op, w.read)
+			n.serveRead(g, p.Op, w)
 		}
 	default:
 		n.fatal("partition group %s: op %d of unknown kind %d", g.dir(), p.Op, p.Kind)
@@ -143,21 +143,21 @@ func (n *Node) applyOffsetOp(g *pgroup, log *partition.Log, p vsr.Prepare, w pgr
 // parkedRead is a read whose barrier applied while log writes of earlier
 // ops were still in flight.
 type parkedRead struct {
-	op   uint64
-	read func()
+	op uint64
+	w  pgroupWaiter
 }
 
 // serveRead runs a read once every log write of the ops before its
 // barrier completed: the log serves only written records, and an append
 // applied just before the barrier may be in flight still (acknowledged
 // already by the primary that took it in an earlier view).
-func (n *Node) serveRead(g *pgroup, op uint64, read func()) {
+func (n *Node) serveRead(g *pgroup, op uint64, w pgroupWaiter) {
 	if len(g.parked) == 0 && !g.writesBefore(op) {
-		read()
+		w.read()
 		return
 	}
 	assert.That(len(g.parked) < pgroupWaitersMax, "partition group %s: %d reads parked", g.dir(), len(g.parked))
-	g.parked = append(g.parked, parkedRead{op: op, read: read})
+	g.parked = append(g.parked, parkedRead{op: op, w: w})
 }
 
 // releaseReads runs the parked reads whose writes completed, in order.
@@ -165,7 +165,7 @@ func (n *Node) releaseReads(g *pgroup) {
 	for len(g.parked) > 0 && !g.writesBefore(g.parked[0].op) {
 		r := g.parked[0]
 		g.parked = g.parked[1:]
-		r.read()
+		r.w.read()
 	}
 }
 
