@@ -78,7 +78,7 @@ func (w *World) hostFaults(h *host) {
 	// Damage strikes a running node only, so a crash always separates it
 	// from the boot that may cut the damaged record (the oracles' crash
 	// operation carries the exemption).
-	if h.booted && w.chance(k.DamagePerMillion) {
+	if h.booted && w.chance(k.DamagePerMillion) && w.mayDamageMetadata(h) {
 		w.damageSegment(h)
 	}
 	if h.booted && w.chance(k.MetaDamagePerMillion) && w.mayDamageMetadata(h) {
@@ -100,17 +100,17 @@ func (w *World) midBatchPowerLoss(h *host) bool {
 	return true
 }
 
-// mayDamageMetadata is the fault atlas of a replica set: metadata rots at
-// rest on at most f replicas (a minority, f = (n-1)/2), so a quorum always
-// holds a good copy of every committed op. A single replica may be hit (it
-// is then classified, not failed).
+// mayDamageMetadata is the fault atlas of a replica set: metadata or
+// partition data rots at rest on at most f replicas (a minority, f =
+// (n-1)/2), so a quorum always holds a good copy of every committed op and
+// message. A single replica may be hit (it is then classified, not failed).
 func (w *World) mayDamageMetadata(h *host) bool {
-	if !w.cluster() || h.metaDamaged {
+	if !w.cluster() || h.metaDamaged || h.dataDamaged {
 		return true
 	}
 	damaged := 0
 	for _, o := range w.hosts {
-		if o.metaDamaged {
+		if o.metaDamaged || o.dataDamaged {
 			damaged++
 		}
 	}
@@ -177,7 +177,14 @@ func (w *World) damageSegment(h *host) {
 	img.Durable[pos] ^= 1 << w.rng.IntN(8)
 	h.disk.PutFile(path, img.Durable)
 	w.marks.Hit("sim.disk.segment_damaged")
-	w.event("damage: %s byte %d (record at offset %d)", path, pos, offset)
+	w.event("damage %d: %s byte %d (record at offset %d)", h.idx, path, pos, offset)
+	if w.cluster() {
+		// Peers hold good copies (the atlas): nothing acknowledged may be
+		// lost, so no exemption; a read of it may fail until repaired.
+		h.dataDamaged = true
+		w.clusterDamaged[k] = true
+		return
+	}
 	w.hist.Damages = append(w.hist.Damages, oracles.Damage{Part: k, Offset: offset, At: w.next()})
 }
 

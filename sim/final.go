@@ -104,6 +104,9 @@ func (w *World) finalPolled(o *op, r *oracles.Read) {
 }
 
 func (w *World) damaged(k oracles.PartKey) bool {
+	if w.clusterDamaged[k] {
+		return true
+	}
 	for _, d := range w.hist.Damages {
 		if d.Part == k {
 			return true

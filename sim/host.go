@@ -36,6 +36,9 @@ type host struct {
 	// metaDamaged: metadata of this replica was damaged at rest (the fault
 	// atlas allows it on at most a minority of replicas).
 	metaDamaged bool
+	// dataDamaged: a partition segment of this replica rotted at rest
+	// (within the same atlas as metadata).
+	dataDamaged bool
 	// retired: the replica stopped for good on its damaged metadata; the
 	// others hold good copies and go on without it.
 	retired bool
@@ -158,6 +161,8 @@ var logMarkTable = []struct{ substr, mark string }{
 	{"initializing again", "node.boot.reinitialized"},
 	{"installed state transfer of checkpoint", "node.partition_transfer.installed"},
 	{"refusing fetched messages", "node.partition_transfer.refused"},
+	{"a read found a bad record", "node.partition.read_repair"},
+	{"fetching the messages from replica", "node.partition.refetch"},
 }
 
 // nodeFatal: the node cannot go on. That is legitimate only when its data

@@ -243,6 +243,9 @@ func drawCluster(r *rand.Rand) Knobs {
 	if r.IntN(4) == 0 {
 		k.MisdirectPerMille = between(r, 1, 20)
 	}
+	if r.IntN(4) == 0 {
+		k.DamagePerMillion = between(r, 50, 500)
+	}
 	if coin(r) {
 		k.ClockStepPerMillion, k.ClockStepMaxMicros = between(r, 100, 2000), uint64(between(r, 1, 60))*1_000_000
 	}

@@ -73,9 +73,12 @@ type World struct {
 	healTick   uint64
 	finished   bool
 	readFaults map[string]int // injected read faults per partition directory
-	failure    string
-	classified string
-	events     []string
+	// clusterDamaged: partitions with a segment rotted on some replica of a
+	// set; a read of it may fail until that replica repaired its log.
+	clusterDamaged map[oracles.PartKey]bool
+	failure        string
+	classified     string
+	events         []string
 }
 
 // Run simulates seed under profile. rec, when set, receives the trace
@@ -116,6 +119,7 @@ func newWorld(seed uint64, k Knobs, rec io.Writer) *World {
 	w := &World{
 		seed: seed, knobs: k, rng: rand.New(rand.NewPCG(seed, 0x73696d)),
 		catalog: newCatalog(), marks: mark.Counts{}, trace: newTracer(rec), readFaults: map[string]int{},
+		clusterDamaged: map[oracles.PartKey]bool{},
 	}
 	w.hist.Final = map[oracles.PartKey][]oracles.Msg{}
 	w.conv = oracles.NewConvergence()

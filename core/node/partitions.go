@@ -31,6 +31,9 @@ func (n *Node) openPartition(k partKey) *partition.Log {
 		CacheBytesMax:     max(n.cfg.PartitionCacheBytes, partitionCacheBytesMin),
 		ReadBytesMax:      partitionReadBytesMax,
 		SkipReadChecksums: n.cfg.SkipReadChecksums,
+		// A replica set's offsets are replicated state: never clamped at
+		// boot, as the messages come back from peers.
+		KeepOffsetsAhead: n.cfg.clustered(),
 	}
 	if _, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic)); code == wire.OK {
 		cfg.SegmentSizeBytes = topicOptions(t).SegmentSizeBytes

@@ -200,6 +200,7 @@ func (n *Node) tickGroups() {
 // flushGroups carries out what every group asked for after a batch of
 // steps: journal writes, peer messages, superblock writes.
 func (n *Node) flushGroups() {
+	n.reopenDamaged()
 	for _, k := range n.sortedGroupKeys() {
 		g := n.groupOf(k)
 		if g == nil {

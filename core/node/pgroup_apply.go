@@ -28,21 +28,24 @@ func encodeOffsetOp(kind partition.OffsetKind, consumer uint32, offset uint64, s
 }
 
 // applyGroup applies the ops the group committed since the last call, once
-// the partition log recovered. An append that starts past the end of the
-// log (messages its checkpoint covers were lost at rest and cut at boot)
-// waits, with the ops after it, until a peer's copy of the missing
-// messages is fetched (refetch).
+// the partition log recovered. A log shorter than the messages the group
+// applied (lost at rest and cut at boot, after a checkpoint released the
+// journal that held them) stops the applying, and reads with it, until a
+// peer's copy of the missing messages is fetched (refetch).
 func (n *Node) applyGroup(g *pgroup) {
 	if !g.logReady || g.replica == nil {
 		return
 	}
 	g.held = append(g.held, g.replica.TakeCommitted()...)
-	for len(g.held) > 0 && g.installing == nil {
-		p := g.held[0]
-		if p.Kind == vsr.KindAppend && g.nextOffset > n.partitions[g.key].NextOffset() {
-			n.refetch(g)
+	for g.installing == nil {
+		if g.nextOffset > n.partitions[g.key].NextOffset() {
+			n.refetch(g) // at once: a read must not see the shorter log
 			break
 		}
+		if len(g.held) == 0 {
+			break
+		}
+		p := g.held[0]
 		g.held = g.held[1:]
 		n.applyGroupOp(g, p)
 	}

@@ -72,9 +72,16 @@ func (cl *cclient) createTopic(stream, topic string) {
 
 // send sends one batch of n messages to partition 0 of stream/topic.
 func (cl *cclient) send(stream, topic string, n int) (wire.Code, uint64) {
+	return cl.sendSized(stream, topic, n, 0)
+}
+
+// sendSized is send with payloads padded to size bytes.
+func (cl *cclient) sendSized(stream, topic string, n, size int) (wire.Code, uint64) {
 	msgs := make([]batch.Message, n)
 	for i := range msgs {
-		msgs[i] = batch.Message{ID: [16]byte{byte(i + 1)}, Payload: fmt.Appendf(nil, "m%d", i)}
+		payload := fmt.Appendf(nil, "m%d", i)
+		payload = append(payload, make([]byte, max(0, size-len(payload)))...)
+		msgs[i] = batch.Message{ID: [16]byte{byte(i + 1)}, Payload: payload}
 	}
 	rec, code := batch.Build(msgs)
 	if code != wire.OK {
@@ -355,4 +362,41 @@ func TestBackupCountsMessagesOnceCommitted(t *testing.T) {
 		}
 		c.round()
 	}
+}
+
+// covers STOR-42
+// The partition's primary reads a record that rotted at rest, below the
+// last index entry, where no boot scan looks: the poll answers
+// CannotReadMessage, the replica checks its whole log, cuts it at the bad
+// record and fetches the rest from a peer: its log ends up equal to a
+// backup's, and a poll reads every message again.
+func TestClusterPartitionReadRepair(t *testing.T) {
+	c := newTestCluster(t, 3, 4)
+	c.until("root", func() bool { return c.converged(1) })
+	cl := c.partitionClient()
+	for range 24 { // 1.5 MiB: the oldest records leave the 1 MiB tail cache
+		mustOK(t, sent(cl.sendSized("s", "t", 1, 64<<10)))
+	}
+	c.until("every replica applied the sends", func() bool { return c.partitionConverged(24) })
+	p := c.partitionPrimary()
+	seg := "streams/0/topics/0/partitions/0/00000000000000000000.log"
+	img, _ := c.hosts[p].disk.File(seg)
+	img.Volatile[1000] ^= 0xFF // in the first record's payload
+	c.hosts[p].disk.PutFile(seg, img.Volatile)
+	if code, _, _ := cl.poll("s", "t", 1); code != wire.CannotReadMessage {
+		t.Fatalf("poll of the rotted record: %s", code.Name())
+	}
+	backup := c.backupOf(p, 1)
+	c.until("the repaired log equal to a backup's", func() bool {
+		want, _ := c.hosts[backup].disk.File(seg)
+		got, _ := c.hosts[p].disk.File(seg)
+		return string(got.Volatile) == string(want.Volatile)
+	})
+	reader := c.client(4) // the reopened group restarted its primary: the view moved on
+	reader.connect(c.partitionPrimary())
+	c.until("a session on the partition's primary", func() bool { return reader.login() == wire.OK })
+	c.until("every message served", func() bool {
+		code, n, _ := reader.poll("s", "t", 100)
+		return code == wire.OK && n == 24
+	})
 }

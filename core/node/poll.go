@@ -130,6 +130,9 @@ func (n *Node) pollDone(ev partition.PollDone) {
 		return
 	}
 	delete(n.polls, ev.ID)
+	if ev.Code == wire.CannotReadMessage {
+		n.noteDamaged(p.part)
+	}
 	if p.fetch != nil {
 		n.answerLogFetch(p.fetch, ev)
 		return

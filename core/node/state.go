@@ -33,7 +33,8 @@ type state struct {
 	conns   map[bus.ConnID]*conn
 
 	partitions map[partKey]*partition.Log
-	ev         evidence // quorum evidence (replica sets only, evidence.go)
+	ev         evidence  // quorum evidence (replica sets only, evidence.go)
+	damaged    []partKey // partitions whose log read a bad record (pgroup_damage.go)
 	// pgroups are the partitions' consensus groups (replica sets only).
 	pgroups    map[partKey]*pgroup
 	pgroupKeys []partKey // sorted keys of pgroups; nil when stale

@@ -61,6 +61,10 @@ type Config struct {
 	// SkipReadChecksums turns off re-hashing records read from disk
 	// (system.partition.validate_checksum = false); layouts are still checked.
 	SkipReadChecksums bool
+	// KeepOffsetsAhead keeps stored offsets beyond a recovered head as they
+	// are instead of clamping them: in a replica set they are replicated
+	// state, and the messages come back from peers.
+	KeepOffsetsAhead bool
 }
 
 func (c *Config) assertValid() {

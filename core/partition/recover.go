@@ -48,6 +48,10 @@ type recovery struct {
 	// stale: the directory holds an older incarnation, deleted whole;
 	// rewriteMarker: the marker is written once recovery's requests are done.
 	stale, rewriteMarker bool
+	// full: every record is checked, from each segment's start, and the
+	// index is rebuilt (RecoverFully), not only those after the last
+	// index entry.
+	full bool
 }
 
 // recSeg is one segment as found on disk and as scanned.
@@ -74,11 +78,19 @@ type recSeg struct {
 // and offsets beyond the head are clamped to it (§10.5). An empty or
 // missing directory becomes a new partition. revision is the incarnation
 // the metadata names (created.revision, revision.go; 0: no marker).
-func (l *Log) Recover(revision uint64) {
+func (l *Log) Recover(revision uint64) { l.recover(revision, false) }
+
+// RecoverFully is Recover checking every record of every segment, not
+// only the tail after the last index entry, and rebuilding the indexes: a
+// replica of a set that read a bad record cuts its log there and fetches
+// the rest from a peer.
+func (l *Log) RecoverFully(revision uint64) { l.recover(revision, true) }
+
+func (l *Log) recover(revision uint64, full bool) {
 	assert.That(l.phase == phaseNew, "partition: Recover in phase %d", l.phase)
 	l.revision = revision
 	l.phase = phaseRecovering
-	l.recovery = &recovery{offsets: make(map[offsetKey]uint64), files: make(map[offsetKey]offsetFile)}
+	l.recovery = &recovery{offsets: make(map[offsetKey]uint64), files: make(map[offsetKey]offsetFile), full: full}
 	l.submit(storage.Request{Op: storage.OpList, File: l.cfg.Dir}, reqRecovery, recRef(recList, 0))
 }
 
@@ -170,7 +182,7 @@ func (r *recovery) scanNext(l *Log) {
 		return
 	}
 	s := r.segs[r.cur]
-	if s.indexBytes >= indexEntryBytes && s.logBytes > 0 {
+	if !r.full && s.indexBytes >= indexEntryBytes && s.logBytes > 0 {
 		n := min(s.indexBytes, l.cfg.indexEntriesMax()*indexEntryBytes)
 		l.submit(storage.Request{Op: storage.OpRead, File: l.segmentPath(s.start, extIndex), Len: n},
 			reqRecovery, recRef(recIndex, 0))
@@ -375,7 +387,7 @@ func (r *recovery) finish(l *Log) {
 	l.nextOffset, l.committedNext = last.next, last.next
 	var ahead []offsetKey
 	for k, off := range r.offsets {
-		if k.kind != External && (l.Empty() || off > l.CurrentOffset()) {
+		if !l.cfg.KeepOffsetsAhead && k.kind != External && (l.Empty() || off > l.CurrentOffset()) {
 			ahead = append(ahead, k)
 			continue
 		}
