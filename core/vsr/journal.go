@@ -154,7 +154,9 @@ func (j *Journal) Flush() {
 	}
 	if j.rotate {
 		j.rotate = false
-		j.startSegment()
+		if j.last() <= j.queuedOp { // a truncation since Rotate may have emptied the last segment
+			j.startSegment()
+		}
 	}
 }
 

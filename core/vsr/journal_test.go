@@ -307,3 +307,28 @@ func TestRecoverJournalAnchor(t *testing.T) {
 		})
 	}
 }
+
+// A rotation asked for, then a truncation that empties the last segment
+// before the flush: no second segment with the same first op (cluster seed
+// 30334: a checkpoint's release then deleted the file being written).
+func TestJournalRotateAfterTruncateToEmptySegment(t *testing.T) {
+	jd := newJDisk()
+	jr := OpenJournal(jd, "j", nil, 0, 0)
+	appendOps(jr, 1, 3, 0)
+	jr.Rotate()
+	jr.Flush()
+	jd.drain(t, jr)
+	jr.Flush() // segment 4 is created
+	appendOps(jr, 4, 4, 0)
+	jr.Flush()
+	jd.drain(t, jr)
+	jr.Rotate() // segment 4 holds op 4
+	jr.Truncate(3)
+	jr.Flush() // waits for the truncation
+	jd.drain(t, jr)
+	jr.Flush()
+	jd.drain(t, jr)
+	if len(jr.segments) != 2 || jr.segments[1].FirstOp != 4 {
+		t.Fatalf("segments %v", jr.segments)
+	}
+}
