@@ -39,6 +39,9 @@ type client struct {
 	done     bool         // nothing left to do after heal
 	// routing is the route lookup a 58 to a partition op asks for first.
 	routing *op
+	// routes are the partitions' primaries the lookups named, so later ops
+	// of a partition go to its primary at once (routes.go).
+	routes map[oracles.PartKey]int
 }
 
 // attempt is one frame sent for an op (or a login) on one link.
@@ -119,6 +122,9 @@ func (w *World) act(c *client) {
 			return
 		}
 		c.op.since = w.tick
+	}
+	if w.switchToPrimary(c, c.op) {
+		return
 	}
 	w.transmit(c, c.op)
 }

@@ -157,6 +157,9 @@ func (w *World) replicaStates() string {
 			b.WriteString(" down")
 		default:
 			for _, g := range h.node.Groups() {
+				if g.Group.IsPartition {
+					fmt.Fprintf(&b, "\n  partition %d/%d/%d@%d:", g.Group.Stream, g.Group.Topic, g.Group.Partition, g.Group.Revision)
+				}
 				fmt.Fprintf(&b, " status=%d view=%d primary=%t op=%d commit=%d applied=%d",
 					g.Status, g.View, g.Primary, g.Op, g.Commit, g.Applied)
 			}

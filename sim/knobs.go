@@ -208,7 +208,9 @@ func drawCluster(r *rand.Rand) Knobs {
 	// Few partitions: every one is a consensus group on every replica.
 	k.Clients, k.PartitionsMax = between(r, 2, 4), 2
 	k.FaultTicks = uint64(between(r, 1500, 4000))
-	k.HealBudgetTicks = 8000
+	// The read-back after heal visits every partition on its primary, one
+	// reconnect and login per move: a few hundred ticks per partition.
+	k.HealBudgetTicks = 16000
 	k.CheckpointEveryOps = uint64([]int{2, 4, 8, 32}[r.IntN(4)])
 	k.ClientTimeoutTicks = uint64(between(r, 200, 800))
 	k.Peer = PeerKnobs{DelayMeanTicks: []float64{0, 0.5, 2, 5}[r.IntN(4)], ClogTicksMax: uint64(between(r, 10, 300)),

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/iggygo/iggy/oracles"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -35,7 +36,14 @@ func (w *World) routed(c *client, o *op, status wire.Code, payload []byte) {
 	if status == wire.OK {
 		routes, code := wire.DecodePartitionRoutes(payload)
 		for _, rt := range routes {
-			if code == wire.OK && rt.PartitionID == o.part.Partition && int(rt.Primary) < len(w.hosts) {
+			if code != wire.OK || int(rt.Primary) >= len(w.hosts) {
+				continue
+			}
+			if c.routes == nil {
+				c.routes = map[oracles.PartKey]int{}
+			}
+			c.routes[oracles.PartKey{Stream: o.part.Stream, Topic: o.part.Topic, Partition: rt.PartitionID}] = int(rt.Primary)
+			if rt.PartitionID == o.part.Partition {
 				primary = int(rt.Primary)
 			}
 		}
@@ -51,4 +59,22 @@ func (w *World) routed(c *client, o *op, status wire.Code, payload []byte) {
 		w.marks.Hit("sim.client.routed")
 		c.target = primary
 	}
+}
+
+// switchToPrimary moves a client about to send a partition op to the
+// primary its routes name, when it is connected elsewhere: it hangs up
+// and dials that replica (logging in again), keeping the op. A stale route
+// costs one 89 and a fresh lookup.
+func (w *World) switchToPrimary(c *client, o *op) bool {
+	p, ok := c.routes[o.part]
+	if !ok || !o.partitionPlane() || p == c.link.host.idx {
+		return false
+	}
+	w.marks.Hit("sim.client.switched_to_primary")
+	l := c.link
+	c.link, c.bound, c.att = nil, false, nil
+	w.hangUp(l)
+	c.target = p
+	c.nextAt = w.tick + 1
+	return true
 }
