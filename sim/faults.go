@@ -33,10 +33,11 @@ import (
 // partition write breaks the log until restart), and misdirected writes on
 // a single replica.
 //
-// A replica set adds one rule: metadata rots at rest, or has a journal
-// write misdirected (it lands one to eight sectors off, in the same file),
-// on at most f = (n-1)/2 replicas (mayDamageMetadata), so every committed
-// op keeps a good copy on a quorum. Nothing acknowledged may then be lost: the damage is
+// A replica set adds one rule: metadata or a partition segment rots at
+// rest, or a metadata journal write is misdirected (it lands one to eight
+// sectors off, in the same file), on at most f = (n-1)/2 replicas
+// (mayDamageMetadata), so every committed op and message keeps a good copy
+// on a quorum. Nothing acknowledged may then be lost: the damage is
 // not recorded as an exemption, and a replica that stops on its damaged
 // metadata is retired (the others go on; convergence ignores it). Process,
 // clock and network faults hit every replica, primaries included.
