@@ -70,6 +70,10 @@ func (w *World) switchToPrimary(c *client, o *op) bool {
 	if !ok || !o.partitionPlane() || p == c.link.host.idx {
 		return false
 	}
+	if !w.hosts[p].accepting() {
+		delete(c.routes, o.part) // down or retired: the replica it is on answers, or routes anew
+		return false
+	}
 	w.marks.Hit("sim.client.switched_to_primary")
 	l := c.link
 	c.link, c.bound, c.att = nil, false, nil
