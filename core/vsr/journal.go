@@ -81,6 +81,9 @@ type Journal struct {
 	barrier       []storage.ReqID
 	posBase       uint64     // positions[i] is the position of op posBase+1+i
 	positions     []position // unknown for ops at or below posBase
+	// deferred is recovery's cut, held until ReleaseCut; no write goes out
+	// before it.
+	deferred []storage.Request
 }
 
 // OpenJournal continues a log whose segments are given oldest first; the
@@ -127,7 +130,7 @@ func (j *Journal) Rotate() { j.rotate = j.last() <= j.queuedOp }
 // Flush writes every queued prepare and syncs, unless too many flushes are
 // in flight or deletes are pending; then it rotates if asked to.
 func (j *Journal) Flush() {
-	if len(j.flushes) >= flushesInFlightMax || len(j.barrier) > 0 {
+	if len(j.flushes) >= flushesInFlightMax || len(j.barrier) > 0 || len(j.deferred) > 0 {
 		return
 	}
 	if j.pendingCreate {

@@ -59,6 +59,40 @@ func TestOpenWithDamageClaimIsUntrusted(t *testing.T) {
 	}
 }
 
+// A damage claim must outlive a restart whose cut destroyed its evidence:
+// the replica first asks for a superblock naming the claimed head with no
+// checksum (a head its log does not hold, so the next boot votes untrusted
+// again), and its journal holds recovery's cut, and every write, until that
+// superblock is durable (cluster seed 30445: a second restart found a
+// clean, shorter log and voted it trusted; a committed op was replaced).
+// covers VSR-14, VSR-28
+func TestDamageClaimDurableBeforeCut(t *testing.T) {
+	data, ps := encodeOps(1, 6)
+	at := 0
+	for _, p := range ps[:3] {
+		at += PrepareHeaderSize + len(p.Body)
+	}
+	jd := newJDisk()
+	rotted := flipByte(data, at+PrepareHeaderSize)
+	jd.d.PutFile(seg(1), rotted)
+	rec := RecoverJournal(jd, "j", []RecoveredSegment{{1, rotted}}, 0, 0, 0, mark.Counts{})
+	r := Open(Config{Replica: 1, Count: 3, Journal: rec.Journal, Superblock: Superblock{Sequence: 2}, Prepares: rec.Prepares,
+		ClaimOp: rec.ClaimOp, Images: &hnode{}})
+	rd := r.TakeReady()
+	if rd.Superblock == nil || rd.Superblock.LogHeadOp != 6 || rd.Superblock.LogHeadChecksum != 0 {
+		t.Fatalf("superblock asked %+v, want the claimed head 6 without a checksum", rd.Superblock)
+	}
+	jd.take()
+	r.Flush()
+	if got := jd.take(); got != "" {
+		t.Fatalf("the journal acted before the claim was durable: %s", got)
+	}
+	r.SuperblockWritten(*rd.Superblock)
+	if got := jd.take(); got != "truncate j/00000000000000000001.wal" {
+		t.Fatalf("requests after the claim: %q", got)
+	}
+}
+
 // Damage right after the checkpoint's op, in a segment before the last,
 // leaves no run to keep; the later segment was written only after the
 // damaged one synced, so its ops of the superblock's log view are claimed

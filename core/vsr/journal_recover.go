@@ -86,7 +86,7 @@ func RecoverJournal(disk Disk, dir string, segs []RecoveredSegment, checkpointOp
 				marks.Hit("vsr.journal.damage_claimed")
 			}
 		}
-		return recoverEmpty(j, segs, checkpointOp, rec)
+		return recoverEmpty(j, segs, checkpointOp, rec, rec.ClaimOp)
 	}
 	last := rec.Prepares[len(rec.Prepares)-1]
 	if rec.ClaimOp = cutClaim(segs, end, endOffset, last.Op, last.View); rec.ClaimOp > 0 {
@@ -95,10 +95,10 @@ func RecoverJournal(disk Disk, dir string, segs []RecoveredSegment, checkpointOp
 	if cut := uint64(len(segs[end].Data)) - endOffset; cut > 0 {
 		rec.CutBytes = cut
 		marks.Hit("vsr.journal.tail_cut")
-		j.addBarrier(disk.Submit(storage.Request{Op: storage.OpTruncate, File: j.segmentPath(segs[end].FirstOp), Offset: endOffset}))
+		j.cut(rec.ClaimOp, storage.Request{Op: storage.OpTruncate, File: j.segmentPath(segs[end].FirstOp), Offset: endOffset})
 	}
 	for _, s := range segs[end+1:] {
-		j.addBarrier(disk.Submit(storage.Request{Op: storage.OpDelete, File: j.segmentPath(s.FirstOp)}))
+		j.cut(rec.ClaimOp, storage.Request{Op: storage.OpDelete, File: j.segmentPath(s.FirstOp)})
 	}
 	for _, s := range segs[:end+1] {
 		j.segments = append(j.segments, Segment{FirstOp: s.FirstOp})
@@ -113,9 +113,9 @@ func RecoverJournal(disk Disk, dir string, segs []RecoveredSegment, checkpointOp
 
 // recoverEmpty starts over after the checkpoint: no segment holds a run that
 // continues it, so all are deleted (the checkpoint covers what they hold).
-func recoverEmpty(j *Journal, segs []RecoveredSegment, checkpointOp uint64, rec Recovery) Recovery {
+func recoverEmpty(j *Journal, segs []RecoveredSegment, checkpointOp uint64, rec Recovery, claim uint64) Recovery {
 	for _, s := range segs {
-		j.addBarrier(j.disk.Submit(storage.Request{Op: storage.OpDelete, File: j.segmentPath(s.FirstOp)}))
+		j.cut(claim, storage.Request{Op: storage.OpDelete, File: j.segmentPath(s.FirstOp)})
 	}
 	j.segments = []Segment{{FirstOp: checkpointOp + 1}}
 	j.pendingCreate = true
@@ -190,4 +190,26 @@ func laterOp(b []byte, start int, after uint64, view uint32) uint64 {
 		}
 	}
 	return found
+}
+
+// cut truncates or deletes what recovery drops. With a damage claim the
+// cut waits (ReleaseCut): it would destroy the evidence the claim rests on,
+// so the replica first makes the claim durable in its superblock, and the
+// journal writes nothing meanwhile (a crash in between would otherwise
+// leave a clean, shorter log voting trusted; cluster seed 30445).
+func (j *Journal) cut(claim uint64, req storage.Request) {
+	if claim > 0 {
+		j.deferred = append(j.deferred, req)
+		return
+	}
+	j.addBarrier(j.disk.Submit(req))
+}
+
+// ReleaseCut carries out the cut recovery deferred, once the claim is
+// durable elsewhere; until then Flush writes nothing.
+func (j *Journal) ReleaseCut() {
+	for _, req := range j.deferred {
+		j.addBarrier(j.disk.Submit(req))
+	}
+	j.deferred = nil
 }

@@ -234,7 +234,8 @@ func encodeOps(from, to uint64) ([]byte, []Prepare) {
 // Bad bytes in a segment before the last end the run there; its whole
 // prepares are kept, the later segment deleted, and new ops continue in it.
 // A segment starts only once those before it synced, so the bad bytes are
-// damage at rest and the later segment's ops are claimed.
+// damage at rest and the later segment's ops are claimed; the cut, which
+// destroys that evidence, waits until the claim is durable (ReleaseCut).
 // covers STOR-45, VSR-14
 func TestRecoverJournalTornMiddleSegment(t *testing.T) {
 	a, _ := encodeOps(1, 10)
@@ -255,6 +256,13 @@ func TestRecoverJournalTornMiddleSegment(t *testing.T) {
 		t.Fatalf("durable %d written %d before the recovery syncs", jr.DurableOp(), jr.WrittenOp())
 	}
 	appendOps(jr, 15, 15, 0)
+	jd.drain(t, jr)
+	jd.take()
+	jr.Flush()
+	if got := jd.take(); got != "" {
+		t.Fatalf("written before the claim was durable: %s", got)
+	}
+	jr.ReleaseCut() // the replica's superblock now holds the claim
 	jd.drain(t, jr)
 	jr.Flush()
 	jd.drain(t, jr)

@@ -163,6 +163,8 @@ func Open(cfg Config) *Replica {
 	if cfg.ClaimOp > r.log.head() && r.count > 1 {
 		r.untrusted, r.claimOp = true, max(r.claimOp, cfg.ClaimOp)
 		r.marks.Hit("vsr.recovery.damaged_log")
+	} else {
+		r.journal.ReleaseCut()
 	}
 	switch {
 	case r.count == 1 || sb.Sequence == 0:
@@ -358,6 +360,9 @@ func (r *Replica) SuperblockWritten(vs ViewState) {
 	assert.That(vs.View >= r.sb.View && vs.LogView >= r.sb.LogView, "superblock regresses: %+v after %+v", vs, r.sb)
 	r.sbWrite = nil
 	r.sb = vs
+	if !r.untrusted || vs.LogHeadOp >= r.claimOp {
+		r.journal.ReleaseCut() // the claim, or a log that covers it, is durable
+	}
 	r.afterDurable()
 }
 
@@ -368,6 +373,11 @@ func (r *Replica) wantState() ViewState {
 	if head, ok := r.sync.readyToAdopt(r); ok {
 		vs.LogView = r.view
 		vs.LogHeadOp, vs.LogHeadChecksum = head, r.log.headChecksum()
+	} else if r.untrusted && r.claimOp > vs.LogHeadOp {
+		// The claim outlives a restart only in the superblock: a head the
+		// log does not hold (checksum 0 is no prepare's) votes untrusted
+		// at the next boot, and recovery's cut waits for it (ReleaseCut).
+		vs.LogHeadOp, vs.LogHeadChecksum = r.claimOp, 0
 	}
 	return vs
 }
