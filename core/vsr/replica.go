@@ -163,8 +163,9 @@ func Open(cfg Config) *Replica {
 	if cfg.ClaimOp > r.log.head() && r.count > 1 {
 		r.untrusted, r.claimOp = true, max(r.claimOp, cfg.ClaimOp)
 		r.marks.Hit("vsr.recovery.damaged_log")
-	} else {
-		r.journal.ReleaseCut()
+	}
+	if !r.untrusted || r.claimOp <= r.sb.LogHeadOp {
+		r.journal.ReleaseCut() // nothing to claim, or the superblock already holds it
 	}
 	switch {
 	case r.count == 1 || sb.Sequence == 0:
