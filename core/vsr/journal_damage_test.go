@@ -117,3 +117,25 @@ func TestRecoverJournalDamageAfterCheckpointClaimsLaterSegments(t *testing.T) {
 		t.Fatalf("ops of view 0 claimed under log view 1: %d", rec.ClaimOp)
 	}
 }
+
+// When the superblock already names a head at or past the claim (an
+// earlier boot made it durable), recovery's cut goes at once: nothing
+// waits for a superblock that will not be written (cluster seed 20408).
+func TestDamageClaimAlreadyDurable(t *testing.T) {
+	data, ps := encodeOps(1, 6)
+	at := 0
+	for _, p := range ps[:3] {
+		at += PrepareHeaderSize + len(p.Body)
+	}
+	jd := newJDisk()
+	rotted := flipByte(data, at+PrepareHeaderSize)
+	jd.d.PutFile(seg(1), rotted)
+	rec := RecoverJournal(jd, "j", []RecoveredSegment{{1, rotted}}, 0, 0, 0, mark.Counts{})
+	jd.take()
+	sb := Superblock{Sequence: 3, LogHeadOp: 6}
+	r := Open(Config{Replica: 1, Count: 3, Journal: rec.Journal, Superblock: sb, Prepares: rec.Prepares,
+		ClaimOp: rec.ClaimOp, Images: &hnode{}})
+	if got := jd.take(); !r.Untrusted() || got != "truncate j/00000000000000000001.wal" {
+		t.Fatalf("untrusted %v, requests %q", r.Untrusted(), got)
+	}
+}
