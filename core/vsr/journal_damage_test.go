@@ -67,15 +67,7 @@ func TestOpenWithDamageClaimIsUntrusted(t *testing.T) {
 // clean, shorter log and voted it trusted; a committed op was replaced).
 // covers VSR-14, VSR-28
 func TestDamageClaimDurableBeforeCut(t *testing.T) {
-	data, ps := encodeOps(1, 6)
-	at := 0
-	for _, p := range ps[:3] {
-		at += PrepareHeaderSize + len(p.Body)
-	}
-	jd := newJDisk()
-	rotted := flipByte(data, at+PrepareHeaderSize)
-	jd.d.PutFile(seg(1), rotted)
-	rec := RecoverJournal(jd, "j", []RecoveredSegment{{1, rotted}}, 0, 0, 0, mark.Counts{})
+	jd, rec := recoverRottedOp4()
 	r := Open(Config{Replica: 1, Count: 3, Journal: rec.Journal, Superblock: Superblock{Sequence: 2}, Prepares: rec.Prepares,
 		ClaimOp: rec.ClaimOp, Images: &hnode{}})
 	rd := r.TakeReady()
@@ -122,6 +114,19 @@ func TestRecoverJournalDamageAfterCheckpointClaimsLaterSegments(t *testing.T) {
 // earlier boot made it durable), recovery's cut goes at once: nothing
 // waits for a superblock that will not be written (cluster seed 20408).
 func TestDamageClaimAlreadyDurable(t *testing.T) {
+	jd, rec := recoverRottedOp4()
+	jd.take()
+	sb := Superblock{Sequence: 3, LogHeadOp: 6}
+	r := Open(Config{Replica: 1, Count: 3, Journal: rec.Journal, Superblock: sb, Prepares: rec.Prepares,
+		ClaimOp: rec.ClaimOp, Images: &hnode{}})
+	if got := jd.take(); !r.Untrusted() || got != "truncate j/00000000000000000001.wal" {
+		t.Fatalf("untrusted %v, requests %q", r.Untrusted(), got)
+	}
+}
+
+// recoverRottedOp4 recovers a segment of ops 1..6 whose op 4 rotted: the
+// run keeps ops 1..3 and claims 6.
+func recoverRottedOp4() (*jdisk, Recovery) {
 	data, ps := encodeOps(1, 6)
 	at := 0
 	for _, p := range ps[:3] {
@@ -130,12 +135,5 @@ func TestDamageClaimAlreadyDurable(t *testing.T) {
 	jd := newJDisk()
 	rotted := flipByte(data, at+PrepareHeaderSize)
 	jd.d.PutFile(seg(1), rotted)
-	rec := RecoverJournal(jd, "j", []RecoveredSegment{{1, rotted}}, 0, 0, 0, mark.Counts{})
-	jd.take()
-	sb := Superblock{Sequence: 3, LogHeadOp: 6}
-	r := Open(Config{Replica: 1, Count: 3, Journal: rec.Journal, Superblock: sb, Prepares: rec.Prepares,
-		ClaimOp: rec.ClaimOp, Images: &hnode{}})
-	if got := jd.take(); !r.Untrusted() || got != "truncate j/00000000000000000001.wal" {
-		t.Fatalf("untrusted %v, requests %q", r.Untrusted(), got)
-	}
+	return jd, RecoverJournal(jd, "j", []RecoveredSegment{{1, rotted}}, 0, 0, 0, mark.Counts{})
 }
