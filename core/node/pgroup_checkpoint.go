@@ -51,7 +51,9 @@ func (n *Node) maybeGroupCheckpoint(g *pgroup) {
 	g.bytesSinceCkpt = 0
 	img := encodeGroupImage(g.nextOffset, n.partitions[g.key].Offsets())
 	cp := vsr.Checkpoint{Op: g.applied, Checksum: g.appliedChecksum, Size: uint64(len(img)), ImageChecksum: xxh3.Hash(img)}
-	g.journal.Rotate() // later ops go to a new segment, which the checkpoint does not hold up
+	// Later ops are written to a new segment, which the checkpoint does
+	// not hold up.
+	g.journal.Rotate()
 	n.writeGroupImage(g, &pgroupCheckpoint{cp: cp, image: img})
 }
 
