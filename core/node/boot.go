@@ -497,13 +497,3 @@ func (b *booter) maybeDone() {
 		b.n.ready.Booted = true
 	}
 }
-
-func (k partKey) less(o partKey) bool {
-	if k.stream != o.stream {
-		return k.stream < o.stream
-	}
-	if k.topic != o.topic {
-		return k.topic < o.topic
-	}
-	return k.partition < o.partition
-}

@@ -54,13 +54,8 @@ func (n *Node) sortedPartitionKeys() []partKey {
 	if n.partKeys != nil || len(n.partitions) == 0 {
 		return n.partKeys
 	}
-	keys := make([]partKey, 0, len(n.partitions))
-	for k := range n.partitions {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
-	n.partKeys = keys
-	return keys
+	n.partKeys = sortedPartKeys(n.partitions)
+	return n.partKeys
 }
 
 func itoa(v uint64) string { return strconv.FormatUint(v, 10) }

@@ -113,9 +113,13 @@ func (n *Node) repairShareBytes() uint64 {
 	return max(1, min(cmp.Or(n.cfg.WALBytesMax, walBytesMaxDefault), total/uint64(max(1, len(n.pgroups)))))
 }
 
-// rebudgetGroups gives every open group its share after the number of
-// groups changed.
+// rebudgetGroups gives every open group its share once per step in which
+// the number of groups changed (not per open: a boot opens them all).
 func (n *Node) rebudgetGroups() {
+	if n.budgetedGroups == len(n.pgroups) {
+		return
+	}
+	n.budgetedGroups = len(n.pgroups)
 	share := n.repairShareBytes()
 	for _, k := range n.sortedGroupKeys() {
 		if g := n.groupOf(k); g != nil {
@@ -133,7 +137,6 @@ func (n *Node) openGroup(k partKey, rev uint64) {
 	n.pgroups[k] = g
 	n.pgroupKeys = nil
 	g.startBoot(n)
-	n.rebudgetGroups()
 }
 
 // dropGroup forgets a deleted partition's group; its files go with the
@@ -152,7 +155,6 @@ func (n *Node) dropGroup(k partKey) {
 	}
 	delete(n.pgroups, k)
 	n.pgroupKeys = nil
-	n.rebudgetGroups()
 }
 
 // sortedGroupKeys lists the partition groups in key order (cached).
@@ -201,6 +203,7 @@ func (n *Node) tickGroups() {
 // steps: journal writes, peer messages, superblock writes.
 func (n *Node) flushGroups() {
 	n.reopenDamaged()
+	n.rebudgetGroups()
 	for _, k := range n.sortedGroupKeys() {
 		g := n.groupOf(k)
 		if g == nil {
@@ -268,13 +271,7 @@ func sortedPartKeys[V any](m map[partKey]V) []partKey {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b partKey) int {
-		if a.less(b) {
-			return -1
-		}
-		if b.less(a) {
-			return 1
-		}
-		return 0
+		return cmp.Or(cmp.Compare(a.stream, b.stream), cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
 	})
 	return keys
 }

@@ -2,11 +2,11 @@ package node
 
 import (
 	"encoding/binary"
-	"github.com/iggygo/iggy/internal/assert"
 	"slices"
 
 	"github.com/iggygo/iggy/core/partition"
 	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
 )

@@ -1,13 +1,13 @@
 package node
 
 import (
-	"cmp"
 	"errors"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/io/storage"
 	"github.com/zeebo/xxh3"
 )
@@ -105,7 +105,12 @@ func (b *pgroupBoot) listed(g *pgroup, c storage.Completion) {
 			b.sizes = slices.Insert(b.sizes, b.slots, uint64(vsr.SuperblockSize))
 			b.slots++
 		case strings.HasSuffix(e.Name, ".wal"):
+			// A listing is sorted by name, and segment names are zero-padded
+			// first ops: the segments come oldest first.
 			if op, err := strconv.ParseUint(strings.TrimSuffix(e.Name, ".wal"), 10, 64); err == nil {
+				if k := len(b.segments); k > 0 {
+					assert.That(op > b.segments[k-1], "%s: segment %d listed after %d", g.dir(), op, b.segments[k-1])
+				}
 				b.files = append(b.files, g.dir()+"/"+e.Name)
 				b.sizes = append(b.sizes, min(e.Size, journalReadBytesMax))
 				b.segments = append(b.segments, op)
@@ -115,7 +120,6 @@ func (b *pgroupBoot) listed(g *pgroup, c storage.Completion) {
 }
 
 func (b *pgroupBoot) readAll(n *Node, g *pgroup) {
-	b.sortSegments()
 	b.data = make([][]byte, len(b.files))
 	for i, f := range b.files {
 		b.reads[n.submit(g.bootOwner(), storage.Request{Op: storage.OpRead, File: f, Len: b.sizes[i]})] = i
@@ -129,19 +133,6 @@ func (b *pgroupBoot) readAll(n *Node, g *pgroup) {
 	}
 	if len(b.files) == 0 {
 		n.openGroupReplica(g)
-	}
-}
-
-// sortSegments orders the journal files by first op, keeping the slots first.
-func (b *pgroupBoot) sortSegments() {
-	idx := make([]int, len(b.segments))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(x, y int) int { return cmp.Compare(b.segments[x], b.segments[y]) })
-	files, sizes, segs := slices.Clone(b.files), slices.Clone(b.sizes), slices.Clone(b.segments)
-	for to, from := range idx {
-		b.files[b.slots+to], b.sizes[b.slots+to], b.segments[to] = files[b.slots+from], sizes[b.slots+from], segs[from]
 	}
 }
 

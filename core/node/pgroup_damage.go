@@ -1,6 +1,7 @@
 package node
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/iggygo/iggy/wire"
@@ -48,7 +49,7 @@ func (n *Node) abandonWrites(k partKey) {
 			keys = append(keys, wk)
 		}
 	}
-	slices.SortFunc(keys, func(a, b writeKey) int { return cmpU64(a.token, b.token) })
+	slices.SortFunc(keys, func(a, b writeKey) int { return cmp.Compare(a.token, b.token) })
 	for _, wk := range keys {
 		p := n.writes[wk]
 		delete(n.writes, wk)
@@ -66,14 +67,4 @@ func (n *Node) abandonWrites(k partKey) {
 			}
 		}
 	}
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

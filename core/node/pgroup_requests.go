@@ -32,12 +32,12 @@ func (n *Node) proposeToGroup(c *conn, h wire.RequestHeader, k partKey, p vsr.Pr
 		n.deny(c, h, wire.NotPrimary)
 		return
 	}
-	if g == nil || !g.leads() || g.replica.Full() || len(g.waiting) >= pgroupWaitersMax {
+	if g == nil || !g.leads() || len(g.waiting) >= pgroupWaitersMax {
 		n.deny(c, h, wire.TransientNotAccepted)
 		return
 	}
 	p.Timestamp = n.now.NowMicros
-	op, ok := g.replica.Propose(p)
+	op, ok := g.replica.Propose(p) // refused while its pipeline is full
 	if !ok {
 		n.deny(c, h, wire.TransientNotAccepted)
 		return
@@ -55,7 +55,7 @@ func (n *Node) readThroughGroup(c *conn, h wire.RequestHeader, k partKey, read f
 // proposeAutoCommit stores a poll's last offset through the group, best
 // effort: nobody waits for it.
 func (n *Node) proposeAutoCommit(k partKey, kind partition.OffsetKind, consumer uint32, offset uint64) {
-	if g := n.groupOf(k); g != nil && g.leads() && !g.replica.Full() {
+	if g := n.groupOf(k); g != nil && g.leads() {
 		g.replica.Propose(vsr.Prepare{Kind: vsr.KindStoreOffset, Timestamp: n.now.NowMicros,
 			Body: encodeOffsetOp(kind, consumer, offset, true)})
 	}

@@ -59,15 +59,9 @@ func (cl *cclient) do(code wire.Command, body []byte) (wire.Code, []byte) {
 	return replyOutcome(cl.c.t, cl.call(h, body))
 }
 
-func encodeBody(enc func(*wire.Writer)) []byte {
-	w := wire.Writer{}
-	enc(&w)
-	return w.Buf
-}
-
 func (cl *cclient) createTopic(stream, topic string) {
 	q := wire.CreateTopicRequest{StreamID: wire.NamedID(stream), Name: topic, PartitionsCount: 1}
-	mustOK(cl.c.t, first(cl.do(wire.CmdCreateTopic, encodeBody(q.Encode))))
+	mustOK(cl.c.t, first(cl.do(wire.CmdCreateTopic, encode(q.Encode))))
 }
 
 // send sends one batch of n messages to partition 0 of stream/topic.
@@ -89,7 +83,7 @@ func (cl *cclient) sendSized(stream, topic string, n, size int) (wire.Code, uint
 	}
 	q := wire.SendMessagesRequest{StreamID: wire.NamedID(stream), TopicID: wire.NamedID(topic),
 		Partitioning: wire.Partitioning{Kind: wire.PartitioningPartitionID}, MessagesCount: uint32(n), Batch: rec}
-	code, payload := cl.do(wire.CmdSendMessages, encodeBody(q.Encode))
+	code, payload := cl.do(wire.CmdSendMessages, encode(q.Encode))
 	if code != wire.OK {
 		return code, 0
 	}
@@ -107,7 +101,7 @@ func (cl *cclient) poll(stream, topic string, count uint32) (wire.Code, uint32, 
 	}
 	h := cl.next()
 	h.Operation, h.NRCode = wire.OpNonReplicated, wire.CmdPollMessages
-	frame := cl.call(h, encodeBody(q.Encode))
+	frame := cl.call(h, encode(q.Encode))
 	code, payload := replyOutcome(cl.c.t, frame)
 	if code != wire.OK || len(payload) < 16 {
 		return code, 0, 0
@@ -180,7 +174,7 @@ func TestClusterPartitionGroupSendPoll(t *testing.T) {
 	if code, _ := backup.send("s", "t", 1); code != wire.NotPrimary {
 		t.Fatalf("send to a backup: %s, want 89", code.Name())
 	}
-	code, payload := backup.do(wire.CmdPartitionRoutes, encodeBody(wire.TopicRef{StreamID: wire.NamedID("s"), TopicID: wire.NamedID("t")}.Encode))
+	code, payload := backup.do(wire.CmdPartitionRoutes, encode(wire.TopicRef{StreamID: wire.NamedID("s"), TopicID: wire.NamedID("t")}.Encode))
 	routes, _ := wire.DecodePartitionRoutes(payload)
 	if code != wire.OK || len(routes) != 1 || int(routes[0].Primary) != p {
 		t.Fatalf("routes from a backup: %s %+v, primary %d", code.Name(), routes, p)

@@ -77,14 +77,19 @@ func decodeGroupImage(b []byte) (uint64, []partition.StoredOffset, error) {
 // checkpoint released the journal that held them. A replicated partition
 // serves again only once it has them from a peer (STOR-42).
 func (n *Node) refetch(g *pgroup) {
-	source := g.replica.Primary()
-	if source == n.cfg.Replica {
-		source = (source + 1) % n.cfg.Replicas
-	}
+	source := n.peerFrom(g.replica.Primary())
 	g.installing = &pgroupInstall{next: g.nextOffset, source: source}
 	n.logf("partition group %s: the log ends at %d, its checkpoint at %d: fetching the messages from replica %d",
 		g.dir(), n.partitions[g.key].NextOffset(), g.nextOffset, source)
 	n.continueGroupInstall(g)
+}
+
+// peerFrom is replica r, or the one after it when r is this replica.
+func (n *Node) peerFrom(r uint8) uint8 {
+	if r == n.cfg.Replica {
+		return (r + 1) % n.cfg.Replicas
+	}
+	return r
 }
 
 // startGroupInstall begins installing a state transfer the replica fetched.
@@ -140,10 +145,7 @@ func (n *Node) tickGroupInstall(g *pgroup) {
 		return
 	}
 	if n.now.Ticks-in.askedAt >= logFetchRetryTicks {
-		in.source = (in.source + 1) % n.cfg.Replicas
-		if in.source == n.cfg.Replica {
-			in.source = (in.source + 1) % n.cfg.Replicas
-		}
+		in.source = n.peerFrom((in.source + 1) % n.cfg.Replicas)
 		n.continueGroupInstall(g)
 	}
 }

@@ -36,12 +36,13 @@ type state struct {
 	ev         evidence  // quorum evidence (replica sets only, evidence.go)
 	damaged    []partKey // partitions whose log read a bad record (pgroup_damage.go)
 	// pgroups are the partitions' consensus groups (replica sets only).
-	pgroups    map[partKey]*pgroup
-	pgroupKeys []partKey // sorted keys of pgroups; nil when stale
-	pgroupGen  uint64
-	partKeys   []partKey          // sorted keys of partitions; nil when stale
-	logGens    map[partKey]uint64 // incarnation of each open log object
-	logGen     uint64
+	pgroups        map[partKey]*pgroup
+	pgroupKeys     []partKey // sorted keys of pgroups; nil when stale
+	pgroupGen      uint64
+	budgetedGroups int                // len(pgroups) when their repair shares were last set
+	partKeys       []partKey          // sorted keys of partitions; nil when stale
+	logGens        map[partKey]uint64 // incarnation of each open log object
+	logGen         uint64
 	// waiting maps a proposed metadata op to the connection awaiting its reply.
 	waiting map[uint64]waiter
 	// writes maps an append or offset write awaiting its completion to its requester.
