@@ -474,10 +474,14 @@ func checkOps(ps []vsr.Prepare, checkpoint uint64) string {
 func (b *booter) recoverPartitions() {
 	n := b.n
 	keys := n.sortedPartitionKeys()
+	remotes := sortedPartKeys(n.remotes)
 	b.phase = bootPartitions
-	b.recovering = len(keys)
+	b.recovering = len(keys) + len(remotes)
 	for _, k := range keys {
 		n.partitions[k].Recover(n.partitionRevision(k))
+	}
+	for _, k := range remotes {
+		n.openRemote(k, n.partitionRevision(k), false)
 	}
 	b.maybeDone()
 }

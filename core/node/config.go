@@ -54,6 +54,10 @@ type Config struct {
 	// Replica is this node's index in the replica set, Replicas the set's
 	// size (0 or 1: standalone). Every replica of a set has the same size.
 	Replica, Replicas uint8
+	// Shard is this instance's index among the node's Shards (0 or 1: one
+	// shard). Shard 0 is the front (metadata, connections); the others host
+	// partitions only (shards.go). A replica set runs one shard.
+	Shard, Shards uint8
 	// ReplicaWindowOps bounds the prepares a replica keeps in memory for
 	// peers' repairs (0: core/vsr's default); a peer further behind gets a
 	// state transfer.
@@ -76,6 +80,8 @@ type RootCredentials struct {
 func (c *Config) validate() {
 	assert.That(c.ServerVersion != "", "server version missing")
 	assert.That(c.SegmentSizeBytes > 0, "segment size missing")
+	assert.That(c.Shards <= 1 || c.Replicas <= 1, "a replica set runs one shard")
+	assert.That(c.Shard < max(c.Shards, 1), "shard %d of %d", c.Shard, c.Shards)
 	if c.ClusterName == "" {
 		c.ClusterName = "single-node"
 	}

@@ -21,6 +21,10 @@ type conn struct {
 	session uint64
 	userID  uint32
 
+	// handed: a host shard's stand-in for a front's connection while it
+	// serves one request (shard_host.go).
+	handed bool
+
 	busy   bool     // a request of this connection awaits its reply
 	queued [][]byte // frames that arrived while busy, in order
 	last   uint64   // tick of the last request, for stale eviction
@@ -68,6 +72,10 @@ func (n *Node) onFrame(id bus.ConnID, frame []byte) {
 
 // done marks c's request answered and starts its next queued frame.
 func (n *Node) done(c *conn) {
+	if c.handed {
+		n.hostDone(c)
+		return
+	}
 	c.busy = false
 	for !c.busy && len(c.queued) > 0 {
 		f := c.queued[0]

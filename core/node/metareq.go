@@ -194,13 +194,13 @@ func (n *Node) buildDeleteSegments(body []byte) (metadata.Command, string, wire.
 	if code != wire.OK {
 		return nil, "", code
 	}
-	log, ok := n.partitions[partKey{s.ID, t.ID, q.PartitionID}]
-	if !ok {
+	k := partKey{s.ID, t.ID, q.PartitionID}
+	if !n.hasPartition(k) {
 		return nil, "", wire.PartitionNotFound
 	}
 	return &metadata.TruncatePartition{
 		Stream: wire.NumericID(s.ID), Topic: wire.NumericID(t.ID), Partition: q.PartitionID,
-		Watermark: log.SealedWatermark(q.SegmentsCount),
+		Watermark: n.sealedWatermark(k, q.SegmentsCount),
 	}, "", wire.OK
 }
 

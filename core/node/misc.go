@@ -12,6 +12,10 @@ func (n *Node) onTick() {
 	if n.startMicros == 0 {
 		n.startMicros = n.now.NowMicros
 	}
+	if n.isHost() {
+		n.hostTick()
+		return
+	}
 	if n.replica != nil {
 		n.replica.Tick()
 		n.applyCommitted()

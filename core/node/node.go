@@ -21,7 +21,9 @@ type Ready struct {
 	Replies []bus.Reply
 	Disk    []storage.Request
 	// Peers are messages to other replicas (Msg.To names the replica).
-	Peers   []PeerMessage
+	Peers []PeerMessage
+	// Shards are hand-offs to other shards of this node (ShardMessage.To).
+	Shards  []ShardMessage
 	Compute []compute.Request // jobs whose results come back as compute.Result inputs
 	Logs    []string
 	// Booted turns true once, after recovery, when the node starts serving.
@@ -76,9 +78,12 @@ const (
 	ownerGroupBoot
 	ownerGroupJournal
 	ownerGroupSuperblock
+	ownerDropped   // a host's delete of a partition the front dropped
+	ownerDirDelete // the front's delete of a stream's or topic's directory
 )
 
-// New makes a node that has not booted yet; call Boot next.
+// New makes a node that has not booted yet; call Boot next. A host shard
+// (cfg.Shard > 0) is not booted: the front opens its partitions.
 func New(cfg Config, crypto Crypto) *Node {
 	cfg.validate()
 	n := &Node{cfg: cfg, crypto: crypto, owners: map[storage.ReqID]owner{}, state: newState()}
@@ -95,8 +100,8 @@ func (n *Node) TakeReady() Ready {
 }
 
 // Step feeds one input to the node: a clock.Tick, bus.ConnOpened,
-// bus.ConnClosed, bus.ClientFrame, storage.Completion, compute.Result or
-// TrustedRegister.
+// bus.ConnClosed, bus.ClientFrame, storage.Completion, compute.Result,
+// TrustedRegister, PeerMessage or ShardMessage.
 func (n *Node) Step(in any) {
 	switch m := in.(type) {
 	case clock.Tick:
@@ -113,6 +118,8 @@ func (n *Node) Step(in any) {
 		n.trustedRegister(m)
 	case PeerMessage:
 		n.onPeer(m)
+	case ShardMessage:
+		n.onShard(m)
 	case storage.Completion:
 		n.onCompletion(m)
 	case compute.Result:
@@ -164,6 +171,10 @@ func (n *Node) onCompletion(c storage.Completion) {
 		n.groupJournalCompletion(o, c)
 	case ownerGroupSuperblock:
 		n.groupSuperblockCompletion(o, c)
+	case ownerDropped:
+		n.droppedCompletion(o, c)
+	case ownerDirDelete:
+		n.dirDeleted(o, c)
 	case ownerMisc:
 		if c.Result != storage.ResultOK && c.Result != storage.ResultNotFound {
 			n.logf("housekeeping request %d failed: %s", c.ID, c.Err)
@@ -193,4 +204,7 @@ func (n *Node) flush() {
 		n.replica.Flush()
 	}
 	n.flushPartitions()
+	if n.isHost() {
+		n.reportStats()
+	}
 }

@@ -36,7 +36,7 @@ func (n *Node) offsetTarget(c *conn, ref wire.ConsumerOffsetRef, action metadata
 		return partKey{}, 0, 0, code
 	}
 	k := partKey{s.ID, t.ID, pid}
-	if _, ok := n.partitions[k]; !ok {
+	if !n.hasPartition(k) {
 		return partKey{}, 0, 0, wire.PartitionNotFound
 	}
 	if kind == partition.Group && action == metadata.ActionPollMessages && ref.Partition.Given {
@@ -60,11 +60,14 @@ func (n *Node) getOffset(c *conn, h wire.RequestHeader, body []byte) {
 		n.dataDeny(c, h, code)
 		return
 	}
-	if n.cfg.clustered() {
+	switch {
+	case n.remote(k):
+		n.handOff(k, shardOffsetGet{conn: c.id, h: h, k: k, kind: kind, consumer: consumer})
+	case n.cfg.clustered():
 		n.readThroughGroup(c, h, k, func() { n.answerOffset(c, h, k, kind, consumer) })
-		return
+	default:
+		n.answerOffset(c, h, k, kind, consumer)
 	}
-	n.answerOffset(c, h, k, kind, consumer)
 }
 
 func (n *Node) answerOffset(c *conn, h wire.RequestHeader, k partKey, kind partition.OffsetKind, consumer uint32) {
@@ -90,18 +93,31 @@ func (n *Node) storeOffset(c *conn, h wire.RequestHeader, body []byte) {
 	if !ok {
 		return
 	}
-	log := n.partitions[k]
+	policy := n.topicDurability(k)
+	if n.remote(k) {
+		n.handOff(k, shardOffsetWrite{conn: c.id, h: h, k: k, kind: kind, consumer: consumer, offset: q.Offset, policy: policy})
+		return
+	}
+	n.storeOffsetLocal(c, h, k, kind, consumer, q.Offset, policy)
+}
+
+// storeOffsetLocal stores an offset in partition k of this shard.
+func (n *Node) storeOffsetLocal(c *conn, h wire.RequestHeader, k partKey, kind partition.OffsetKind, consumer uint32, offset uint64, policy durability) {
+	log, ok := n.partitions[k]
+	if !ok {
+		n.deny(c, h, wire.PartitionNotFound) // deleted while handed over
+		return
+	}
 	// An external group's offsets may run past the partition's range (CGRP-3).
-	if kind != partition.External && (log.Empty() || q.Offset > log.CurrentOffset()) {
+	if kind != partition.External && (log.Empty() || offset > log.CurrentOffset()) {
 		n.deny(c, h, wire.InvalidOffset)
 		return
 	}
 	if n.cfg.clustered() {
-		n.proposeToGroup(c, h, k, vsr.Prepare{Kind: vsr.KindStoreOffset, Body: encodeOffsetOp(kind, consumer, q.Offset, true)}, nil)
+		n.proposeToGroup(c, h, k, vsr.Prepare{Kind: vsr.KindStoreOffset, Body: encodeOffsetOp(kind, consumer, offset, true)}, nil)
 		return
 	}
-	policy := n.topicDurability(k)
-	token := log.StoreOffset(kind, consumer, q.Offset, policy.offsetSync)
+	token := log.StoreOffset(kind, consumer, offset, policy.offsetSync)
 	n.awaitOffsetWrite(c, h, k, token, policy)
 }
 
@@ -132,16 +148,31 @@ func (n *Node) deleteOffset(c *conn, h wire.RequestHeader, body []byte) {
 	if !ok {
 		return
 	}
+	policy := n.topicDurability(k)
+	if n.remote(k) {
+		n.handOff(k, shardOffsetWrite{conn: c.id, h: h, k: k, kind: kind, consumer: consumer, delete: true, policy: policy})
+		return
+	}
+	n.deleteOffsetLocal(c, h, k, kind, consumer, policy)
+}
+
+// deleteOffsetLocal deletes an offset of partition k of this shard.
+func (n *Node) deleteOffsetLocal(c *conn, h wire.RequestHeader, k partKey, kind partition.OffsetKind, consumer uint32, policy durability) {
 	if n.cfg.clustered() {
 		n.proposeToGroup(c, h, k, vsr.Prepare{Kind: vsr.KindDeleteOffset, Body: encodeOffsetOp(kind, consumer, 0, false)}, nil)
 		return
 	}
-	token, ok := n.partitions[k].DeleteOffset(kind, consumer)
+	log, ok := n.partitions[k]
+	if !ok {
+		n.deny(c, h, wire.PartitionNotFound) // deleted while handed over
+		return
+	}
+	token, ok := log.DeleteOffset(kind, consumer)
 	if !ok {
 		n.deny(c, h, wire.ConsumerOffsetNotFound)
 		return
 	}
-	n.awaitOffsetWrite(c, h, k, token, n.topicDurability(k))
+	n.awaitOffsetWrite(c, h, k, token, policy)
 }
 
 // awaitOffsetWrite answers an offset write now under consumer_offset_durability

@@ -22,8 +22,18 @@ func partitionDir(k partKey) string {
 		"/partitions/" + strconv.FormatUint(uint64(k.partition), 10)
 }
 
-// openPartition makes the log object of a partition the metadata knows.
+// openPartition makes the log object of a partition the metadata knows, or
+// its mirror when another shard hosts it (nil then).
 func (n *Node) openPartition(k partKey) *partition.Log {
+	if n.remote(k) {
+		n.remotes[k] = &remotePart{}
+		return nil
+	}
+	return n.openLog(k, n.partitionConfig(k))
+}
+
+// partitionConfig is the log configuration of partition k now.
+func (n *Node) partitionConfig(k partKey) partition.Config {
 	cfg := partition.Config{
 		StreamID: k.stream, TopicID: k.topic, PartitionID: k.partition,
 		Dir:               partitionDir(k),
@@ -39,6 +49,11 @@ func (n *Node) openPartition(k partKey) *partition.Log {
 		cfg.SegmentSizeBytes = topicOptions(t).SegmentSizeBytes
 		cfg.MessageExpiryMicros, cfg.MaxSizeBytes = n.retention(t)
 	}
+	return cfg
+}
+
+// openLog makes the log object of partition k.
+func (n *Node) openLog(k partKey, cfg partition.Config) *partition.Log {
 	n.logGen++
 	log := partition.New(cfg, diskFor{n, owner{kind: ownerPartition, part: k, gen: n.logGen}})
 	n.partitions[k] = log
@@ -86,6 +101,12 @@ func (n *Node) retune() {
 			n.partitions[k].SetRetention(n.retention(t))
 		}
 	}
+	for _, k := range sortedPartKeys(n.remotes) {
+		if _, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic)); code == wire.OK {
+			expiry, size := n.retention(t)
+			n.handOff(k, shardRetention{k: k, expiryMicros: expiry, maxSizeBytes: size})
+		}
+	}
 }
 
 // topicOptions reads a topic's effective options from its two blocks.
@@ -105,6 +126,10 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 			k := partKey{e.Stream, e.Topic, e.Partition}
 			log := n.openPartition(k)
 			switch {
+			case log == nil:
+				if !replaying {
+					n.openRemote(k, e.Revision, true)
+				}
 			case n.cfg.clustered():
 				// A replica applies ops after boot that it may have applied
 				// before a restart: the directory may exist, so it is
@@ -116,6 +141,14 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 			}
 		case metadata.PartitionDeleted:
 			k := partKey{e.Stream, e.Topic, e.Partition}
+			if _, ok := n.remotes[k]; ok {
+				delete(n.remotes, k)
+				if !replaying {
+					n.dropRemote(k)
+					emptied = append(emptied, topicKey{k.stream, k.topic})
+				}
+				continue
+			}
 			delete(n.partitions, k)
 			n.partKeys = nil
 			delete(n.logGens, k)
@@ -129,6 +162,9 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 			if log, ok := n.partitions[k]; ok && !replaying {
 				log.Purge(e.Revision)
 			}
+			if _, ok := n.remotes[k]; ok && !replaying {
+				n.handOff(k, shardPurge{k: k, revision: e.Revision})
+			}
 			if g := n.pgroups[k]; g != nil {
 				// The purged history is a group of its own: its files go,
 				// and the new incarnation starts empty.
@@ -141,8 +177,12 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 		case metadata.UserDeactivated:
 			n.endSessionsOf(e.User)
 		case metadata.PartitionTruncated:
-			if log, ok := n.partitions[partKey{e.Stream, e.Topic, e.Partition}]; ok && !replaying {
+			k := partKey{e.Stream, e.Topic, e.Partition}
+			if log, ok := n.partitions[k]; ok && !replaying {
 				log.DeleteThrough(e.Watermark)
+			}
+			if _, ok := n.remotes[k]; ok && !replaying {
+				n.handOff(k, shardTruncate{k: k, watermark: e.Watermark})
 			}
 		}
 	}
@@ -163,6 +203,7 @@ func (n *Node) partitionCompletion(o owner, c storage.Completion) {
 		return // deleted or reopened while the request was in flight
 	}
 	log.Complete(c)
+	n.statsChanged(k)
 	for _, ev := range log.TakeEvents() {
 		n.partitionEvent(k, ev)
 	}
@@ -201,6 +242,11 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 				n.continueGroupInstall(g)
 			}
 			n.applyGroup(g)
+		}
+		if n.isHost() {
+			n.reportStats()
+			n.toShard(0, shardRecovered{k: k})
+			return
 		}
 		n.boot.partitionRecovered()
 	}

@@ -48,12 +48,16 @@ func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
 		return
 	}
 	k := partKey{s.ID, t.ID, pid}
-	if _, ok := n.partitions[k]; !ok {
+	if !n.hasPartition(k) {
 		n.dataDeny(c, h, wire.PartitionNotFound)
 		return
 	}
 	req := pollRequest{part: k, strategy: partition.Strategy(q.Strategy.Kind), value: q.Strategy.Value,
 		next: q.Strategy.Kind == wire.PollNext, count: q.Count, autoCommit: q.AutoCommit, kind: kind, consumer: consumer}
+	if n.remote(k) {
+		n.handOff(k, shardPoll{conn: c.id, h: h, q: req})
+		return
+	}
 	if n.cfg.clustered() {
 		n.readThroughGroup(c, h, k, func() { n.startPoll(c, h, req) })
 		return
@@ -137,7 +141,7 @@ func (n *Node) pollDone(ev partition.PollDone) {
 		n.answerLogFetch(p.fetch, ev)
 		return
 	}
-	if _, open := n.conns[p.conn.id]; !open {
+	if !n.connOpen(p.conn) {
 		return
 	}
 	if ev.Code != wire.OK {

@@ -22,9 +22,17 @@ func topicDir(k topicKey) string {
 // cut short by a restart leaves a directory a later create adopts or
 // replaces); the disk runs a tree delete in order with everything below
 // it, so a create of the same ids after it finds no leftover.
+//
+// A topic with partitions on host shards waits for those hosts' deletes
+// (dirDelete): the directory delete must not run beside them, and opens
+// under the stream wait until it completed.
 func (n *Node) removeDeletedDirs(topics []topicKey) {
 	done := map[string]bool{} // one tree delete per directory
 	for _, k := range topics {
+		if d := n.dirDeletes[k.stream]; d != nil && d.drops > 0 {
+			d.topics = append(d.topics, k)
+			continue
+		}
 		if _, _, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic)); code == wire.OK {
 			continue // only some of its partitions went
 		}
@@ -34,7 +42,57 @@ func (n *Node) removeDeletedDirs(topics []topicKey) {
 		}
 		if !done[dir] {
 			done[dir] = true
-			n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDeleteTree, File: dir})
+			n.submitDirDelete(k.stream, dir)
 		}
 	}
+}
+
+// dirDelete is what a stream's directory waits for: hosts deleting
+// partitions under it (drops), then the front's deletes of directories
+// (inFlight); held are hand-offs for the stream that must wait for both.
+type dirDelete struct {
+	drops, inFlight int
+	topics          []topicKey // whose directories go once drops is 0
+	held            []ShardMessage
+}
+
+func (n *Node) submitDirDelete(stream uint32, dir string) {
+	d := n.dirDeletes[stream]
+	if d == nil {
+		n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDeleteTree, File: dir})
+		return
+	}
+	d.inFlight++
+	n.submit(owner{kind: ownerDirDelete, part: partKey{stream: stream}}, storage.Request{Op: storage.OpDeleteTree, File: dir})
+}
+
+// partitionDropped: a host deleted partition k's files.
+func (n *Node) partitionDropped(k partKey) {
+	d := n.dirDeletes[k.stream]
+	d.drops--
+	if d.drops > 0 {
+		return
+	}
+	topics := d.topics
+	d.topics = nil
+	n.removeDeletedDirs(topics)
+	n.releaseDirDelete(k.stream)
+}
+
+func (n *Node) dirDeleted(o owner, c storage.Completion) {
+	if c.Result != storage.ResultOK && c.Result != storage.ResultNotFound {
+		n.logf("deleting a directory of stream %d failed: %s", o.part.stream, c.Err)
+	}
+	n.dirDeletes[o.part.stream].inFlight--
+	n.releaseDirDelete(o.part.stream)
+}
+
+// releaseDirDelete sends what waited once nothing is pending for the stream.
+func (n *Node) releaseDirDelete(stream uint32) {
+	d := n.dirDeletes[stream]
+	if d.drops > 0 || d.inFlight > 0 {
+		return
+	}
+	delete(n.dirDeletes, stream)
+	n.ready.Shards = append(n.ready.Shards, d.held...)
 }

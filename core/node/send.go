@@ -54,25 +54,40 @@ func (n *Node) send(c *conn, h wire.RequestHeader, body []byte) {
 		n.dataDeny(c, h, code)
 		return
 	}
-	hdr, code := batch.Validate(q.Batch)
-	if code == wire.OK && hdr.Count != q.MessagesCount {
+	policy := n.durability(topicKey{s.ID, t.ID}, t)
+	if n.remote(k) {
+		n.handOff(k, shardSend{conn: c.id, h: h, k: k, batch: q.Batch, count: q.MessagesCount, policy: policy})
+		return
+	}
+	n.appendBatch(c, h, k, q.Batch, q.MessagesCount, policy)
+}
+
+// appendBatch validates a send's batch (every checksum, on the shard that
+// owns the partition) and appends it to partition k, or proposes it to k's
+// group in a replica set.
+func (n *Node) appendBatch(c *conn, h wire.RequestHeader, k partKey, b []byte, count uint32, policy durability) {
+	hdr, code := batch.Validate(b)
+	if code == wire.OK && hdr.Count != count {
 		code = wire.InvalidCommand
 	}
 	if code != wire.OK {
 		n.deny(c, h, code)
 		return
 	}
-	log := n.partitions[k]
 	if n.cfg.clustered() {
-		n.proposeToGroup(c, h, k, vsr.Prepare{Kind: vsr.KindAppend, Body: q.Batch}, nil)
+		n.proposeToGroup(c, h, k, vsr.Prepare{Kind: vsr.KindAppend, Body: b}, nil)
 		return
 	}
-	if code := log.CanAppend(len(q.Batch)); code != wire.OK {
+	log, ok := n.partitions[k]
+	if !ok {
+		n.deny(c, h, wire.PartitionNotFound) // deleted while handed over
+		return
+	}
+	if code := log.CanAppend(len(b)); code != wire.OK {
 		n.deny(c, h, code)
 		return
 	}
-	policy := n.durability(topicKey{s.ID, t.ID}, t)
-	token, base := log.Append(q.Batch, n.now.NowMicros, policy.sendSync)
+	token, base := log.Append(b, n.now.NowMicros, policy.sendSync)
 	if policy.sendNoAck {
 		n.sendReply(c, h, k, base)
 		return
@@ -131,7 +146,7 @@ func (n *Node) pickPartition(s *metadata.Stream, t *metadata.Topic, p wire.Parti
 		return partKey{}, wire.InvalidCommand
 	}
 	k := partKey{s.ID, t.ID, id}
-	if _, ok := n.partitions[k]; !ok {
+	if !n.hasPartition(k) {
 		return partKey{}, wire.PartitionNotFound
 	}
 	return k, wire.OK
@@ -146,7 +161,7 @@ func (n *Node) written(k partKey, token, base uint64, code wire.Code) {
 		return
 	}
 	delete(n.writes, wk)
-	if _, open := n.conns[p.conn.id]; !open {
+	if !n.connOpen(p.conn) {
 		return
 	}
 	switch {

@@ -33,6 +33,15 @@ type state struct {
 	conns   map[bus.ConnID]*conn
 
 	partitions map[partKey]*partition.Log
+	// remotes mirror the partitions other shards host (front only, shards.go).
+	remotes map[partKey]*remotePart
+	// statsDirty are hosted partitions whose counters the front has not
+	// seen yet, sentStats what it last saw (hosts only).
+	statsDirty []partKey
+	sentStats  map[partKey]partition.Stats
+	// dirDeletes are the streams whose directory waits for hosts to delete
+	// partitions under it, or is being deleted (removedirs.go).
+	dirDeletes map[uint32]*dirDelete
 	ev         evidence  // quorum evidence (replica sets only, evidence.go)
 	damaged    []partKey // partitions whose log read a bad record (pgroup_damage.go)
 	// pgroups are the partitions' consensus groups (replica sets only).
@@ -69,6 +78,9 @@ func newState() *state {
 		clients:    map[wire.U128]*client{},
 		conns:      map[bus.ConnID]*conn{},
 		partitions: map[partKey]*partition.Log{},
+		remotes:    map[partKey]*remotePart{},
+		sentStats:  map[partKey]partition.Stats{},
+		dirDeletes: map[uint32]*dirDelete{},
 		pgroups:    map[partKey]*pgroup{},
 		logGens:    map[partKey]uint64{},
 		waiting:    map[uint64]waiter{},

@@ -89,8 +89,7 @@ func (n *Node) getStats(c *conn, h wire.RequestHeader, _ []byte) {
 			s.ConsumerGroupsCount += uint32(len(t.Groups))
 			for _, p := range t.Partitions {
 				s.PartitionsCount++
-				if log, ok := n.partitions[partKey{st.ID, t.ID, p.ID}]; ok {
-					ps := log.Stats()
+				if ps, ok := n.partitionStats(partKey{st.ID, t.ID, p.ID}); ok {
 					s.SegmentsCount += ps.SegmentsCount
 					s.MessagesCount += ps.MessagesCount
 					s.MessagesSizeBytes += ps.SizeBytes

@@ -25,8 +25,7 @@ func (n *Node) commandPayload(cmd metadata.Command, res metadata.Result) []byte 
 // partitionStats sums the stats of a topic's partition logs.
 func (n *Node) topicStats(s *metadata.Stream, t *metadata.Topic) (size, messages uint64) {
 	for _, p := range t.Partitions {
-		if log, ok := n.partitions[partKey{s.ID, t.ID, p.ID}]; ok {
-			st := log.Stats()
+		if st, ok := n.partitionStats(partKey{s.ID, t.ID, p.ID}); ok {
 			size += st.SizeBytes
 			messages += st.MessagesCount
 		}
@@ -64,8 +63,7 @@ func (n *Node) topicDetails(s *metadata.Stream, t *metadata.Topic) wire.TopicDet
 	d := wire.TopicDetails{Topic: n.topicHeader(s, t)}
 	for _, p := range t.Partitions {
 		r := wire.PartitionResponse{ID: p.ID, CreatedAtMicros: p.CreatedAtMicros}
-		if log, ok := n.partitions[partKey{s.ID, t.ID, p.ID}]; ok {
-			st := log.Stats()
+		if st, ok := n.partitionStats(partKey{s.ID, t.ID, p.ID}); ok {
 			r.SegmentsCount, r.CurrentOffset, r.SizeBytes, r.MessagesCount = st.SegmentsCount, st.CurrentOffset, st.SizeBytes, st.MessagesCount
 		}
 		d.Partitions = append(d.Partitions, r)

@@ -11,6 +11,21 @@ func (l *Log) SealedWatermark(n uint32) uint64 {
 	return l.segments[k-1].next - 1
 }
 
+// SealedEnds is the last offset of each of the oldest deletable segments,
+// at most max of them: SealedWatermark(n) for n = 1..len, for a mirror of
+// the log on another shard.
+func (l *Log) SealedEnds(max int) []uint64 {
+	k := min(max, l.deletable())
+	ends := make([]uint64, 0, k)
+	for i := range k {
+		if l.segments[i].next == 0 {
+			break
+		}
+		ends = append(ends, l.segments[i].next-1)
+	}
+	return ends
+}
+
 // DeleteThrough deletes the oldest deletable segments whose messages all lie
 // at or below watermark, the committed form of DeleteSegments.
 func (l *Log) DeleteThrough(watermark uint64) int {
