@@ -62,11 +62,12 @@ func rootArg(a *args) (user, password string, ok bool) {
 	return user, password, true
 }
 
-// boot [root=user/password] [clients=N]: start the first node on the
+// boot [root=user/password] [clients=N] [shards=N]: start the first node on the
 // empty disk, with a client table of N sessions.
 func cmdBoot(w *world, a *args) {
 	user, password, ok := rootArg(a)
 	w.clientsTableMax = a.u32("clients", 0)
+	w.shards = int(a.u32("shards", 1))
 	a.done(0)
 	if w.node != nil {
 		a.fail("the node is already up")
@@ -78,12 +79,13 @@ func cmdBoot(w *world, a *args) {
 	w.start(nil)
 }
 
-// restart [root=user/password] [clients=N]: the process dies (requests in
+// restart [root=user/password] [clients=N] [shards=N]: the process dies (requests in
 // flight are dropped, the page cache survives) and a new node boots on the
 // same disk, configured with a client table of N sessions.
 func cmdRestart(w *world, a *args) {
 	user, password, ok := rootArg(a)
 	w.clientsTableMax = a.u32("clients", 0)
+	w.shards = int(a.u32("shards", uint32(max(w.shards, 1))))
 	a.done(0)
 	if w.node != nil {
 		if n := w.disk.Kill(); n > 0 {
@@ -136,7 +138,7 @@ func cmdTick(w *world, a *args) {
 	w.requireUp()
 	for range n {
 		w.ticks++
-		w.node.Step(w.now())
+		w.tickAll()
 	}
 	w.settle()
 }

@@ -67,15 +67,20 @@ func rootCredentials(user, password string) *node.RootCredentials {
 // command at a time. Every choice it makes (completion order, how many
 // completions a step takes, client ids, tokens) comes from the seed.
 type world struct {
-	t       testing.TB
-	rng     *rand.Rand
-	disk    *simdisk.Disk
-	node    *node.Node // nil while down
-	ticks   uint64
-	clients map[string]*simClient
-	conns   map[bus.ConnID]*simClient
-	lastCID bus.ConnID
-	batches uint64 // sends so far: a batch's payloads name it
+	t      testing.TB
+	rng    *rand.Rand
+	disk   *simdisk.Disk
+	node   *node.Node   // nil while down; the front shard when there are hosts
+	hosts  []*node.Node // the other shards (shards_world_test.go)
+	shards int          // shards of the node (boot and restart shards=N)
+	// shardReqs routes renamed disk requests back to their shard.
+	shardReqs map[storage.ReqID]shardReq
+	lastReq   storage.ReqID
+	ticks     uint64
+	clients   map[string]*simClient
+	conns     map[bus.ConnID]*simClient
+	lastCID   bus.ConnID
+	batches   uint64 // sends so far: a batch's payloads name it
 	// stepped is set when the node was stepped outside the disk loop (a
 	// connection closed), so its output must be taken once more.
 	stepped bool
@@ -97,6 +102,7 @@ func newWorld(t testing.TB, seed uint64) *world {
 		t: t, rng: rand.New(rand.NewPCG(seed, 0x5eed)),
 		disk:    simdisk.New(simdisk.Options{Seed: seed}),
 		clients: map[string]*simClient{}, conns: map[bus.ConnID]*simClient{},
+		shardReqs: map[storage.ReqID]shardReq{},
 	}
 }
 
@@ -121,16 +127,18 @@ func (w *world) startUnsettled(root *node.RootCredentials) {
 	cfg := node.Config{
 		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
-		ClientsTableMax: w.clientsTableMax,
+		ClientsTableMax: w.clientsTableMax, Shards: uint8(w.shards),
 	}
 	w.node = node.New(cfg, simCrypto{rng: w.rng})
 	w.node.Step(w.now())
+	w.startHosts(cfg)
 	w.node.Boot()
 }
 
 // down forgets the node and every connection to it, as a dead process does.
 func (w *world) down() {
-	w.node = nil
+	w.node, w.hosts = nil, nil
+	w.shardReqs = map[storage.ReqID]shardReq{}
 	for _, c := range w.sortedClients() {
 		c.lost(w)
 	}
@@ -182,7 +190,7 @@ func (w *world) stepDisk(n int) {
 			return
 		}
 		w.traceCompletion(c)
-		w.node.Step(c)
+		w.complete(c)
 	}
 }
 
@@ -193,11 +201,22 @@ func (w *world) takeReady() {
 		return
 	}
 	w.stepped = false
-	r := w.node.TakeReady()
+	var msgs []node.ShardMessage
+	for i, n := range w.shardNodes() {
+		msgs = append(msgs, w.carryOut(i, n.TakeReady())...)
+		if w.node == nil {
+			return // a shard failed: the process is gone
+		}
+	}
+	w.handOffs(msgs)
+}
+
+// carryOut performs shard i's Ready and returns its hand-offs.
+func (w *world) carryOut(i int, r node.Ready) []node.ShardMessage {
 	for _, req := range r.Disk {
 		w.traceRequest(req)
 	}
-	w.disk.Submit(r.Disk...)
+	w.submitFrom(i, r.Disk)
 	w.jobs = append(w.jobs, r.Compute...)
 	for _, line := range r.Logs {
 		w.printf("log: %s", line)
@@ -213,6 +232,7 @@ func (w *world) takeReady() {
 		w.disk.Kill()
 		w.down()
 	}
+	return r.Shards
 }
 
 // deliver hands a reply to its client; a Close or an eviction ends the
