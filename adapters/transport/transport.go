@@ -29,11 +29,15 @@ type WriteReporter interface {
 }
 
 // Hub allocates connection ids, carries inputs to the node loop and routes replies.
+//
+// Replies come from every shard's loop at once (a host shard answers the
+// connections whose requests it serves), and there are far more of them than
+// connection opens and closes, so the registry is a sync.Map: a reply's
+// lookup takes no lock and never waits for another loop's.
 type Hub struct {
 	inbox  chan any
 	nextID atomic.Uint64
-	mu     sync.Mutex
-	conns  map[bus.ConnID]Conn
+	conns  sync.Map // bus.ConnID -> Conn
 }
 
 // inboxCapacity bounds the inputs waiting for the node loop; readers block
@@ -41,7 +45,7 @@ type Hub struct {
 const inboxCapacity = 4096
 
 func NewHub() *Hub {
-	return &Hub{inbox: make(chan any, inboxCapacity), conns: map[bus.ConnID]Conn{}}
+	return &Hub{inbox: make(chan any, inboxCapacity)}
 }
 
 // Inbox is read by the node loop only.
@@ -50,9 +54,7 @@ func (h *Hub) Inbox() <-chan any { return h.inbox }
 // Open registers c and tells the node.
 func (h *Hub) Open(c Conn, t bus.Transport, addr string) bus.ConnID {
 	id := bus.ConnID(h.nextID.Add(1))
-	h.mu.Lock()
-	h.conns[id] = c
-	h.mu.Unlock()
+	h.conns.Store(id, c)
 	h.inbox <- bus.ConnOpened{Conn: id, Transport: t, Addr: addr}
 	return id
 }
@@ -66,11 +68,8 @@ func (h *Hub) Input(in any) { h.inbox <- in }
 
 // Closed forgets id and tells the node (implicit logout).
 func (h *Hub) Closed(id bus.ConnID) {
-	h.mu.Lock()
-	_, ok := h.conns[id]
-	delete(h.conns, id)
-	h.mu.Unlock()
-	if ok {
+	// LoadAndDelete: of two racing Closed calls only one tells the node.
+	if _, ok := h.conns.LoadAndDelete(id); ok {
 		h.inbox <- bus.ConnClosed{Conn: id}
 	}
 }
@@ -82,12 +81,11 @@ func (h *Hub) Deliver(r bus.Reply) { h.DeliverThen(r, nil) }
 // DeliverThen is Deliver, calling written once the reply is written when
 // its connection reports writes (WriteReporter); otherwise never.
 func (h *Hub) DeliverThen(r bus.Reply, written func()) {
-	h.mu.Lock()
-	c := h.conns[r.Conn]
-	h.mu.Unlock()
-	if c == nil {
+	v, ok := h.conns.Load(r.Conn)
+	if !ok {
 		return
 	}
+	c := v.(Conn)
 	if len(r.Parts) > 0 && !send(c, r, written) {
 		c.Close()
 		return
@@ -107,13 +105,8 @@ func send(c Conn, r bus.Reply, written func()) bool {
 
 // CloseAll closes every connection (shutdown).
 func (h *Hub) CloseAll() {
-	h.mu.Lock()
-	conns := make([]Conn, 0, len(h.conns))
-	for _, c := range h.conns {
-		conns = append(conns, c)
-	}
-	h.mu.Unlock()
-	for _, c := range conns {
-		c.Close()
-	}
+	h.conns.Range(func(_, v any) bool {
+		v.(Conn).Close()
+		return true
+	})
 }
