@@ -101,6 +101,9 @@ func (n *Node) retune() {
 			n.partitions[k].SetRetention(n.retention(t))
 		}
 	}
+	if n.boot.phase < bootPartitions {
+		return // replaying: hosts get the retention with their open
+	}
 	for _, k := range sortedPartKeys(n.remotes) {
 		if _, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic)); code == wire.OK {
 			expiry, size := n.retention(t)
