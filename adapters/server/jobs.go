@@ -1,6 +1,9 @@
 package server
 
-import "github.com/iggygo/iggy/io/compute"
+import (
+	"github.com/iggygo/iggy/internal/assert"
+	"github.com/iggygo/iggy/io/compute"
+)
 
 // jobsQueued bounds jobs waiting for a worker and results waiting for the
 // loop; the node keeps far fewer in flight, so neither side ever blocks.
@@ -37,3 +40,21 @@ func (j *Jobs) Results() <-chan compute.Result { return j.results }
 
 // Close stops the workers once the queued jobs are done.
 func (j *Jobs) Close() { close(j.requests) }
+
+// submit queues a Ready's jobs; a host loop has no workers and its node asks
+// for none.
+func (j *Jobs) submit(reqs []compute.Request) {
+	if j == nil {
+		assert.That(len(reqs) == 0, "a host shard asked for %d compute jobs", len(reqs))
+		return
+	}
+	j.Submit(reqs...)
+}
+
+// finished is Results, or nil (never ready) on a host loop.
+func (j *Jobs) finished() <-chan compute.Result {
+	if j == nil {
+		return nil
+	}
+	return j.results
+}

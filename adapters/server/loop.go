@@ -1,7 +1,7 @@
-// Package server runs a node in production: one goroutine owns the node and
-// steps it with inputs from the transports, the disk and the clock, then
-// carries out what it asked for. This is the only place the real world meets
-// the core.
+// Package server runs a node in production: one goroutine per shard owns
+// that shard's node and steps it with inputs from the transports, the disk,
+// the clock and the other shards, then carries out what it asked for. This
+// is the only place the real world meets the core.
 package server
 
 import (
@@ -10,6 +10,8 @@ import (
 
 	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/internal/assert"
+	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/clock"
 	"github.com/iggygo/iggy/io/storage"
 )
@@ -25,26 +27,47 @@ type DiskExecutor interface {
 	Completions() <-chan storage.Completion
 }
 
-// Loop owns one node.
+// Loop owns one shard's node. The front (shard 0, or the only shard) takes
+// client input from the hub and runs compute jobs; a host shard has neither.
 type Loop struct {
 	node   *node.Node
 	disk   DiskExecutor
-	jobs   *Jobs
+	jobs   *Jobs      // nil on a host
+	inbox  <-chan any // the hub's inbox; nil on a host
 	hub    *transport.Hub
 	log    *slog.Logger
 	booted func()
 	ticks  uint64
-	reads  *readBuffers
+	reads  *readBuffers // per loop: lent and matched by this loop only
+	links  *shardLinks  // nil when the node runs one shard
+	core   int          // the core its thread is pinned to; -1: not pinned
 }
 
-// NewLoop wires a node to its disk, job workers and transports; booted runs
-// once, when recovery is done and the node serves.
+// NewLoop wires the front node to its disk, job workers and transports;
+// booted runs once, when recovery is done and the node serves.
 func NewLoop(n *node.Node, d DiskExecutor, jobs *Jobs, hub *transport.Hub, log *slog.Logger, booted func()) *Loop {
-	return &Loop{node: n, disk: d, jobs: jobs, hub: hub, log: log, booted: booted, reads: newReadBuffers()}
+	return &Loop{node: n, disk: d, jobs: jobs, inbox: hub.Inbox(), hub: hub, log: log, booted: booted, reads: newReadBuffers(), core: -1}
+}
+
+// NewHostLoop wires a host shard's node to its own disk; it replies to
+// connections through the hub but takes no client input.
+func NewHostLoop(n *node.Node, d DiskExecutor, hub *transport.Hub, log *slog.Logger) *Loop {
+	return &Loop{node: n, disk: d, hub: hub, log: log, reads: newReadBuffers(), core: -1}
+}
+
+// PinTo makes Run pin the loop's thread to core.
+func (l *Loop) PinTo(core int) {
+	assert.That(core >= 0, "core %d", core)
+	l.core = core
 }
 
 // Run steps the node until stop is closed or it reports a fatal error.
 func (l *Loop) Run(stop <-chan struct{}) error {
+	if l.core >= 0 {
+		if err := pinThread(l.core); err != nil {
+			l.log.Warn("cannot pin a shard's thread; it runs unpinned", "core", l.core, "err", err)
+		}
+	}
 	ticker := time.NewTicker(clock.TickMillis * time.Millisecond)
 	defer ticker.Stop()
 	l.node.Step(l.tick())
@@ -52,19 +75,12 @@ func (l *Loop) Run(stop <-chan struct{}) error {
 		return err
 	}
 	for {
-		select {
-		case <-stop:
+		stepped, stopped := l.await(stop, ticker.C)
+		if stopped {
 			return nil
-		case <-ticker.C:
-			l.node.Step(l.tick())
-		case c := <-l.disk.Completions():
-			l.node.Step(c)
-			l.drainDisk()
-		case r := <-l.jobs.Results():
-			l.node.Step(r)
-		case in := <-l.hub.Inbox():
-			l.node.Step(in)
-			l.drainInbox()
+		}
+		if !stepped {
+			continue
 		}
 		if err := l.carryOut(); err != nil {
 			return err
@@ -72,22 +88,48 @@ func (l *Loop) Run(stop <-chan struct{}) error {
 	}
 }
 
-func (l *Loop) drainDisk() {
-	for i := 1; i < stepBatchMax; i++ {
-		select {
-		case c := <-l.disk.Completions():
-			l.node.Step(c)
-		default:
-			return
-		}
+// await waits for the next input and steps it (and what else is queued
+// behind it, up to stepBatchMax), or sends a waiting hand-off.
+func (l *Loop) await(stop <-chan struct{}, tick <-chan time.Time) (stepped, stopped bool) {
+	out, head := l.links.waiting()
+	select {
+	case <-stop:
+		return false, true
+	case <-tick:
+		l.node.Step(l.tick())
+	case c := <-l.disk.Completions():
+		l.node.Step(c)
+		drain(l.disk.Completions(), l.node)
+	case r := <-l.jobs.finished():
+		l.node.Step(r)
+	case in := <-l.clientInbox():
+		l.node.Step(in)
+		drain(l.clientInbox(), l.node)
+	case m := <-l.links.incoming():
+		l.node.Step(m)
+		drain(l.links.incoming(), l.node)
+	case out <- head:
+		l.links.sentWaiting()
+		return false, false
 	}
+	return true, false
 }
 
-func (l *Loop) drainInbox() {
+// clientInbox is the hub's inbox, or nil (never ready) on a host and while
+// hand-offs back up.
+func (l *Loop) clientInbox() <-chan any {
+	if l.links.throttled() {
+		return nil
+	}
+	return l.inbox
+}
+
+// drain steps what ch holds, up to stepBatchMax inputs in all.
+func drain[T any](ch <-chan T, n *node.Node) {
 	for i := 1; i < stepBatchMax; i++ {
 		select {
-		case in := <-l.hub.Inbox():
-			l.node.Step(in)
+		case in := <-ch:
+			n.Step(in)
 		default:
 			return
 		}
@@ -100,31 +142,42 @@ func (l *Loop) tick() clock.Tick {
 }
 
 // carryOut performs one Ready: disk first, so a reply never overtakes the
-// write it depends on (the node only replies after completions anyway).
+// write it depends on (the node only replies after completions anyway);
+// replies before hand-offs, so a host's reply is queued on its connection
+// before the front hears the request is done and lets the next one run.
 func (l *Loop) carryOut() error {
 	r := l.node.TakeReady()
 	if len(r.Disk) > 0 {
 		l.lendReadBuffers(r.Disk)
 		l.disk.Submit(r.Disk...)
 	}
-	l.jobs.Submit(r.Compute...)
-	for _, rep := range r.Replies {
+	l.jobs.submit(r.Compute)
+	l.deliver(r.Replies)
+	for _, line := range r.Logs {
+		l.log.Info(line)
+	}
+	if r.Fatal != "" {
+		return &FatalError{Reason: l.links.name() + r.Fatal}
+	}
+	if err := l.links.queue(r.Shards); err != nil {
+		return err
+	}
+	if r.Booted && l.booted != nil {
+		l.booted()
+	}
+	return nil
+}
+
+// deliver hands replies to the hub; a reply carrying a lent read buffer
+// gives it back once written.
+func (l *Loop) deliver(replies []bus.Reply) {
+	for _, rep := range replies {
 		if owned := l.reads.match(rep.Parts); owned != nil {
 			l.hub.DeliverThen(rep, func() { l.reads.giveBack(owned) })
 			continue
 		}
 		l.hub.Deliver(rep)
 	}
-	for _, line := range r.Logs {
-		l.log.Info(line)
-	}
-	if r.Fatal != "" {
-		return &FatalError{Reason: r.Fatal}
-	}
-	if r.Booted && l.booted != nil {
-		l.booted()
-	}
-	return nil
 }
 
 // lendReadBuffers gives each ReplyOnly read a pooled buffer to read into.

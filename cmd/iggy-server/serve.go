@@ -13,7 +13,6 @@ import (
 
 	"github.com/iggygo/iggy/adapters/config"
 	"github.com/iggygo/iggy/adapters/crypto"
-	"github.com/iggygo/iggy/adapters/disk"
 	"github.com/iggygo/iggy/adapters/rootcreds"
 	"github.com/iggygo/iggy/adapters/server"
 	"github.com/iggygo/iggy/adapters/snapshot"
@@ -57,23 +56,12 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err != nil {
 		return err
 	}
-	backend, backendLine, releaseBackend, err := disk.SelectBackend(cfg.System.IOBackend)
-	if err != nil {
-		return err
-	}
-	defer releaseBackend() // deferred first, so it runs after d.Close
-	log.Info(backendLine)
-	d, err := disk.New(cfg.System.Path, disk.Options{Backend: backend, RequestsQueuedMax: diskRequestsQueuedMax})
-	if err != nil {
-		return fmt.Errorf("opening storage %s: %w", cfg.System.Path, err)
-	}
-	defer d.Close()
 	ncfg, err := nodeConfig(cfg, root)
 	if err != nil {
 		return err
 	}
-	n := node.New(ncfg, tokens{})
-	n.Boot()
+	plan, planLine := planShards(cfg, runtime.NumCPU())
+	log.Info(planLine)
 	hub := transport.NewHub()
 	listeners := &listeners{}
 	defer listeners.close(hub)
@@ -81,7 +69,7 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	sources := snapshotSources(cfg)
 	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources) })
 	defer jobs.Close()
-	loop := server.NewLoop(n, diskAdapter{d}, jobs, hub, log, func() {
+	shards, err := newShardLoops(cfg, ncfg, plan, jobs, hub, log, func() {
 		if logFile != nil {
 			// The node booted on the storage: the log file may join it.
 			if err := logFile.Start(); err != nil {
@@ -95,7 +83,11 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 		}
 		notify.Ready() // every enabled transport is bound and accepting (OPS-11)
 	})
-	if err := loop.Run(stop); err != nil {
+	if err != nil {
+		return err
+	}
+	defer shards.release() // RunShards returns once every loop has ended; nothing submits to the disks then
+	if err := server.RunShards(shards.loops, stop); err != nil {
 		var fatal *server.FatalError
 		if errors.As(err, &fatal) {
 			// The node names files relative to the data directory.

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime"
+	"strings"
+
+	"github.com/iggygo/iggy/adapters/config"
+	"github.com/iggygo/iggy/adapters/disk"
+	"github.com/iggygo/iggy/adapters/server"
+	"github.com/iggygo/iggy/adapters/transport"
+	"github.com/iggygo/iggy/core/node"
+	"golang.org/x/sys/unix"
+)
+
+// shardPlan is how many shards the node runs and the core each loop's
+// thread is pinned to (nil: not pinned).
+type shardPlan struct {
+	count int
+	cores []int
+}
+
+// planShards reads sharding.cpu_allocation and pin_cores. A replica set runs
+// one shard in this build (its partition groups live with the metadata
+// group).
+func planShards(cfg *config.Config, numCPU int) (shardPlan, string) {
+	if cfg.Cluster.Enabled {
+		return shardPlan{count: 1}, "shards: 1 (sharding applies to standalone nodes in this build)"
+	}
+	count := min(max(cfg.Sharding.CPUAllocation.ShardCount(numCPU), 1), server.ShardsMax)
+	plan := shardPlan{count: count}
+	if cfg.Sharding.PinCores {
+		plan.cores = shardCores(cfg.Sharding.CPUAllocation, count)
+	}
+	return plan, plan.describe()
+}
+
+// shardCores is the core of each shard: from the allocation's range, or
+// the process's allowed CPUs in order (a count, all, NUMA).
+func shardCores(a config.CPUAllocation, count int) []int {
+	cores := make([]int, count)
+	if a.Kind == config.CPURange {
+		for i := range cores {
+			cores[i] = int(a.RangeStart) + i
+		}
+		return cores
+	}
+	allowed := allowedCPUs()
+	for i := range cores {
+		cores[i] = allowed[i%len(allowed)]
+	}
+	return cores
+}
+
+// allowedCPUs lists the CPUs this process may run on (its affinity mask),
+// or 0..NumCPU-1 when the mask cannot be read.
+func allowedCPUs() []int {
+	var set unix.CPUSet
+	var cpus []int
+	if err := unix.SchedGetaffinity(0, &set); err == nil {
+		for c := range len(set) * 64 {
+			if set.IsSet(c) {
+				cpus = append(cpus, c)
+			}
+		}
+	}
+	if len(cpus) == 0 {
+		for c := range runtime.NumCPU() {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus
+}
+
+func (p shardPlan) describe() string {
+	if p.cores == nil {
+		return fmt.Sprintf("shards: %d (not pinned)", p.count)
+	}
+	names := make([]string, len(p.cores))
+	for i, c := range p.cores {
+		names[i] = fmt.Sprint(c)
+	}
+	return fmt.Sprintf("shards: %d (pinned to cores %s)", p.count, strings.Join(names, ","))
+}
+
+// shardLoops makes every shard's node, disk and loop; shard 0 boots and
+// runs jobs and client input. release closes the disks, after the loops end.
+type shardLoops struct {
+	loops    []*server.Loop
+	releases []func()
+}
+
+// newShardLoops builds the plan's shards on the data directory.
+func newShardLoops(cfg *config.Config, nc node.Config, plan shardPlan, jobs *server.Jobs, hub *transport.Hub,
+	log *slog.Logger, booted func()) (*shardLoops, error) {
+	s := &shardLoops{}
+	for i := range plan.count {
+		d, err := s.openDisk(cfg, log, i == 0)
+		if err != nil {
+			s.release()
+			return nil, err
+		}
+		nc.Shard, nc.Shards = uint8(i), uint8(plan.count)
+		n := node.New(nc, tokens{})
+		var l *server.Loop
+		if i == 0 {
+			n.Boot()
+			l = server.NewLoop(n, diskAdapter{d}, jobs, hub, log, booted)
+		} else {
+			l = server.NewHostLoop(n, diskAdapter{d}, hub, log.With("shard", i))
+		}
+		if plan.cores != nil {
+			l.PinTo(plan.cores[i])
+		}
+		s.loops = append(s.loops, l)
+	}
+	server.ConnectShards(s.loops, int(cfg.Sharding.InboxCapacity))
+	return s, nil
+}
+
+// openDisk gives a shard its own disk executor (workers and, with
+// io_uring, its own ring) on the shared data directory.
+func (s *shardLoops) openDisk(cfg *config.Config, log *slog.Logger, first bool) (*disk.Disk, error) {
+	backend, backendLine, releaseBackend, err := disk.SelectBackend(cfg.System.IOBackend)
+	if err != nil {
+		return nil, err
+	}
+	if first {
+		log.Info(backendLine + ", one per shard")
+	}
+	d, err := disk.New(cfg.System.Path, disk.Options{Backend: backend, RequestsQueuedMax: diskRequestsQueuedMax})
+	if err != nil {
+		releaseBackend()
+		return nil, fmt.Errorf("opening storage %s: %w", cfg.System.Path, err)
+	}
+	s.releases = append(s.releases, func() {
+		d.Close()
+		releaseBackend() // after the disk: no operation may be in flight
+	})
+	return d, nil
+}
+
+// release closes every shard's disk; call it once the loops have returned.
+func (s *shardLoops) release() {
+	for i := len(s.releases) - 1; i >= 0; i-- {
+		s.releases[i]()
+	}
+}
