@@ -62,7 +62,7 @@ func (n *Node) getOffset(c *conn, h wire.RequestHeader, body []byte) {
 	}
 	switch {
 	case n.remote(k):
-		n.handOff(k, shardOffsetGet{conn: c.id, h: h, k: k, kind: kind, consumer: consumer})
+		n.handOff(shardOffsetGet{conn: c.id, h: h, k: k, kind: kind, consumer: consumer})
 	case n.cfg.clustered():
 		n.readThroughGroup(c, h, k, func() { n.answerOffset(c, h, k, kind, consumer) })
 	default:
@@ -95,7 +95,7 @@ func (n *Node) storeOffset(c *conn, h wire.RequestHeader, body []byte) {
 	}
 	policy := n.topicDurability(k)
 	if n.remote(k) {
-		n.handOff(k, shardOffsetWrite{conn: c.id, h: h, k: k, kind: kind, consumer: consumer, offset: q.Offset, policy: policy})
+		n.handOff(shardOffsetWrite{conn: c.id, h: h, k: k, kind: kind, consumer: consumer, offset: q.Offset, policy: policy})
 		return
 	}
 	n.storeOffsetLocal(c, h, k, kind, consumer, q.Offset, policy)
@@ -150,7 +150,7 @@ func (n *Node) deleteOffset(c *conn, h wire.RequestHeader, body []byte) {
 	}
 	policy := n.topicDurability(k)
 	if n.remote(k) {
-		n.handOff(k, shardOffsetWrite{conn: c.id, h: h, k: k, kind: kind, consumer: consumer, delete: true, policy: policy})
+		n.handOff(shardOffsetWrite{conn: c.id, h: h, k: k, kind: kind, consumer: consumer, delete: true, policy: policy})
 		return
 	}
 	n.deleteOffsetLocal(c, h, k, kind, consumer, policy)

@@ -107,7 +107,7 @@ func (n *Node) retune() {
 	for _, k := range sortedPartKeys(n.remotes) {
 		if _, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic)); code == wire.OK {
 			expiry, size := n.retention(t)
-			n.handOff(k, shardRetention{k: k, expiryMicros: expiry, maxSizeBytes: size})
+			n.handOff(shardRetention{k: k, expiryMicros: expiry, maxSizeBytes: size})
 		}
 	}
 }
@@ -148,7 +148,6 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 				delete(n.remotes, k)
 				if !replaying {
 					n.dropRemote(k)
-					emptied = append(emptied, topicKey{k.stream, k.topic})
 				}
 				continue
 			}
@@ -166,7 +165,7 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 				log.Purge(e.Revision)
 			}
 			if _, ok := n.remotes[k]; ok && !replaying {
-				n.handOff(k, shardPurge{k: k, revision: e.Revision})
+				n.handOff(shardPurge{k: k, revision: e.Revision})
 			}
 			if g := n.pgroups[k]; g != nil {
 				// The purged history is a group of its own: its files go,
@@ -185,7 +184,7 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 				log.DeleteThrough(e.Watermark)
 			}
 			if _, ok := n.remotes[k]; ok && !replaying {
-				n.handOff(k, shardTruncate{k: k, watermark: e.Watermark})
+				n.handOff(shardTruncate{k: k, watermark: e.Watermark})
 			}
 		}
 	}

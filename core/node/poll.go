@@ -55,7 +55,7 @@ func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
 	req := pollRequest{part: k, strategy: partition.Strategy(q.Strategy.Kind), value: q.Strategy.Value,
 		next: q.Strategy.Kind == wire.PollNext, count: q.Count, autoCommit: q.AutoCommit, kind: kind, consumer: consumer}
 	if n.remote(k) {
-		n.handOff(k, shardPoll{conn: c.id, h: h, q: req})
+		n.handOff(shardPoll{conn: c.id, h: h, q: req})
 		return
 	}
 	if n.cfg.clustered() {

@@ -30,6 +30,7 @@ func (n *Node) removeDeletedDirs(topics []topicKey) {
 	done := map[string]bool{} // one tree delete per directory
 	for _, k := range topics {
 		if d := n.dirDeletes[k.stream]; d != nil && d.drops > 0 {
+			n.cfg.Marks.Hit("node.shard.dir_delete_deferred")
 			d.topics = append(d.topics, k)
 			continue
 		}
@@ -46,6 +47,10 @@ func (n *Node) removeDeletedDirs(topics []topicKey) {
 		}
 	}
 }
+
+// dirHeldMax bounds the hand-offs waiting for one stream's directory work:
+// the front's connection queues bound the requests, metadata ops the rest.
+const dirHeldMax = 1 << 20
 
 // dirDelete is what a stream's directory waits for: hosts deleting
 // partitions under it (drops), then the front's deletes of directories
@@ -87,12 +92,16 @@ func (n *Node) dirDeleted(o owner, c storage.Completion) {
 	n.releaseDirDelete(o.part.stream)
 }
 
-// releaseDirDelete sends what waited once nothing is pending for the stream.
+// releaseDirDelete sends what waited once nothing is pending for the
+// stream, in order; a drop among them makes the rest wait again.
 func (n *Node) releaseDirDelete(stream uint32) {
 	d := n.dirDeletes[stream]
 	if d.drops > 0 || d.inFlight > 0 {
 		return
 	}
 	delete(n.dirDeletes, stream)
-	n.ready.Shards = append(n.ready.Shards, d.held...)
+	for _, m := range d.held {
+		_, open := m.body.(shardOpen)
+		n.streamSend(m.body.(partBody), open)
+	}
 }

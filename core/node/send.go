@@ -56,7 +56,7 @@ func (n *Node) send(c *conn, h wire.RequestHeader, body []byte) {
 	}
 	policy := n.durability(topicKey{s.ID, t.ID}, t)
 	if n.remote(k) {
-		n.handOff(k, shardSend{conn: c.id, h: h, k: k, batch: q.Batch, count: q.MessagesCount, policy: policy})
+		n.handOff(shardSend{conn: c.id, h: h, k: k, batch: q.Batch, count: q.MessagesCount, policy: policy})
 		return
 	}
 	n.appendBatch(c, h, k, q.Batch, q.MessagesCount, policy)

@@ -31,6 +31,12 @@ type ShardMessage struct {
 
 type shardBody interface{ shardBody() }
 
+// partBody is a front-to-host hand-off about one partition.
+type partBody interface {
+	shardBody
+	part() partKey
+}
+
 // sealedMirrorMax bounds the sealed segment ends a host reports per
 // partition; DeleteSegments on a remote partition deletes at most that
 // many segments at once.
@@ -107,19 +113,29 @@ type (
 	shardDropped struct{ k partKey }
 )
 
-func (shardOpen) shardBody()        {}
-func (shardDrop) shardBody()        {}
-func (shardPurge) shardBody()       {}
-func (shardTruncate) shardBody()    {}
-func (shardRetention) shardBody()   {}
-func (shardSend) shardBody()        {}
-func (shardPoll) shardBody()        {}
-func (shardOffsetGet) shardBody()   {}
-func (shardOffsetWrite) shardBody() {}
-func (shardDone) shardBody()        {}
-func (shardStats) shardBody()       {}
-func (shardRecovered) shardBody()   {}
-func (shardDropped) shardBody()     {}
+func (shardOpen) shardBody()             {}
+func (shardDrop) shardBody()             {}
+func (shardPurge) shardBody()            {}
+func (shardTruncate) shardBody()         {}
+func (shardRetention) shardBody()        {}
+func (shardSend) shardBody()             {}
+func (shardPoll) shardBody()             {}
+func (shardOffsetGet) shardBody()        {}
+func (shardOffsetWrite) shardBody()      {}
+func (b shardOpen) part() partKey        { return b.k }
+func (b shardDrop) part() partKey        { return b.k }
+func (b shardPurge) part() partKey       { return b.k }
+func (b shardTruncate) part() partKey    { return b.k }
+func (b shardRetention) part() partKey   { return b.k }
+func (b shardSend) part() partKey        { return b.k }
+func (b shardPoll) part() partKey        { return b.q.part }
+func (b shardOffsetGet) part() partKey   { return b.k }
+func (b shardOffsetWrite) part() partKey { return b.k }
+
+func (shardDone) shardBody()      {}
+func (shardStats) shardBody()     {}
+func (shardRecovered) shardBody() {}
+func (shardDropped) shardBody()   {}
 
 // remotePart is the front's mirror of a partition another shard hosts.
 type remotePart struct {
@@ -149,40 +165,46 @@ func (n *Node) toShard(to uint8, b shardBody) {
 	n.ready.Shards = append(n.ready.Shards, ShardMessage{From: n.cfg.Shard, To: to, body: b})
 }
 
-// handOff gives the shard owning k a request for it (a connection's
-// request keeps the connection busy until that shard's shardDone). While
-// opens under k's stream wait for its directory's delete, everything for
-// the stream waits behind them, in order.
-func (n *Node) handOff(k partKey, b shardBody) {
-	if d := n.dirDeletes[k.stream]; d != nil && len(d.held) > 0 {
-		d.held = append(d.held, ShardMessage{From: n.cfg.Shard, To: n.ownerShard(k), body: b})
-		return
-	}
-	n.toShard(n.ownerShard(k), b)
-}
+// handOff gives the shard owning b's partition a request for it (a connection's
+// request keeps the connection busy until that shard's shardDone).
+func (n *Node) handOff(b partBody) { n.streamSend(b, false) }
 
 // openRemote hands a partition to its host: created now, or recovered at
-// boot. A create under a stream whose directory is about to be deleted
-// waits for that delete, which would otherwise take the new files.
+// boot.
 func (n *Node) openRemote(k partKey, revision uint64, create bool) {
-	m := shardOpen{k: k, cfg: n.partitionConfig(k), revision: revision, create: create}
-	if d := n.dirDeletes[k.stream]; d != nil {
-		d.held = append(d.held, ShardMessage{From: n.cfg.Shard, To: n.ownerShard(k), body: m})
-		return
-	}
-	n.toShard(n.ownerShard(k), m)
+	n.streamSend(shardOpen{k: k, cfg: n.partitionConfig(k), revision: revision, create: create}, true)
 }
 
 // dropRemote has a host delete a partition; the directories above it are
 // deleted once every such host is done (removedirs.go).
-func (n *Node) dropRemote(k partKey) {
+func (n *Node) dropRemote(k partKey) { n.streamSend(shardDrop{k: k}, false) }
+
+// streamSend sends b to its partition's shard, unless the directory work
+// of the partition's stream makes it wait: an open waits while any is
+// pending (the directory delete would take its files), anything else only
+// behind messages already waiting, to keep their order. A drop sent counts
+// as pending work of the stream, and its topic's directory goes after it.
+func (n *Node) streamSend(b partBody, open bool) {
+	k := b.part()
+	m := ShardMessage{From: n.cfg.Shard, To: n.ownerShard(k), body: b}
 	d := n.dirDeletes[k.stream]
-	if d == nil {
-		d = &dirDelete{}
-		n.dirDeletes[k.stream] = d
+	if d != nil && (open || len(d.held) > 0) {
+		if open {
+			n.cfg.Marks.Hit("node.shard.open_held")
+		}
+		assert.That(len(d.held) < dirHeldMax, "%d hand-offs wait for stream %d's directory", len(d.held), k.stream)
+		d.held = append(d.held, m)
+		return
 	}
-	d.drops++
-	n.toShard(n.ownerShard(k), shardDrop{k: k})
+	if _, drop := b.(shardDrop); drop {
+		if d == nil {
+			d = &dirDelete{}
+			n.dirDeletes[k.stream] = d
+		}
+		d.drops++
+		d.topics = append(d.topics, topicKey{k.stream, k.topic})
+	}
+	n.ready.Shards = append(n.ready.Shards, m)
 }
 
 // hasPartition says whether k is a partition of this node (on any shard).

@@ -1,6 +1,8 @@
 package node_test
 
 import (
+	"strings"
+
 	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/storage"
 )
@@ -76,4 +78,19 @@ func (w *world) tickAll() {
 	for _, n := range w.shardNodes() {
 		n.Step(w.now())
 	}
+}
+
+func init() { commands["marks"] = cmdMarks }
+
+// marks NAME...: which of the named coverage marks the nodes have hit so
+// far (a scenario states the rare paths it exercised).
+func cmdMarks(w *world, a *args) {
+	want := a.pos
+	a.done(len(want))
+	missing := w.marks.Missing(want...)
+	if len(missing) == 0 {
+		w.printf("all hit")
+		return
+	}
+	w.printf("not hit: %s", strings.Join(missing, " "))
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/iggygo/iggy/core/mark"
 	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/clock"
@@ -76,6 +77,7 @@ type world struct {
 	// shardReqs routes renamed disk requests back to their shard.
 	shardReqs map[storage.ReqID]shardReq
 	lastReq   storage.ReqID
+	marks     mark.Counts // what every node incarnation hit
 	ticks     uint64
 	clients   map[string]*simClient
 	conns     map[bus.ConnID]*simClient
@@ -102,7 +104,7 @@ func newWorld(t testing.TB, seed uint64) *world {
 		t: t, rng: rand.New(rand.NewPCG(seed, 0x5eed)),
 		disk:    simdisk.New(simdisk.Options{Seed: seed}),
 		clients: map[string]*simClient{}, conns: map[bus.ConnID]*simClient{},
-		shardReqs: map[storage.ReqID]shardReq{},
+		shardReqs: map[storage.ReqID]shardReq{}, marks: mark.Counts{},
 	}
 }
 
@@ -127,7 +129,7 @@ func (w *world) startUnsettled(root *node.RootCredentials) {
 	cfg := node.Config{
 		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
-		ClientsTableMax: w.clientsTableMax, Shards: uint8(w.shards),
+		ClientsTableMax: w.clientsTableMax, Shards: uint8(w.shards), Marks: w.marks,
 	}
 	w.node = node.New(cfg, simCrypto{rng: w.rng})
 	w.node.Step(w.now())
