@@ -16,11 +16,12 @@ import (
 // jobDelayTicksMax is how long a compute job (a password check) may take.
 const jobDelayTicksMax = 3
 
-// host is the machine of one replica: its process (the node, nil while
-// down), its disk, its clock, and the compute workers.
+// host is the machine of one replica: its process (the node's shards, nil
+// while down), its disk, its clock, and the compute workers.
 type host struct {
-	idx         int // the replica index
-	node        *node.Node
+	idx         int        // the replica index
+	node        *node.Node // the front shard (shards.go)
+	shards      shardSet
 	disk        *simdisk.Disk
 	clock       driftClock
 	params      nodeParams
@@ -47,11 +48,15 @@ type host struct {
 }
 
 type job struct {
-	at  uint64
-	res compute.Result
+	at    uint64
+	shard int // the shard that asked
+	res   compute.Result
 }
 
 func (h *host) up() bool { return h.node != nil }
+
+// running: the process is up and none of its shards failed.
+func (h *host) running() bool { return h.node != nil && h.fatal == "" }
 
 // accepting: the process is up and listening (it listens once booted).
 func (h *host) accepting() bool { return h.node != nil && h.booted && h.fatal == "" }
@@ -62,36 +67,47 @@ func (h *host) paused(tick uint64) bool { return tick < h.pausedUntil }
 func (w *World) startNode(h *host) {
 	h.epoch++
 	h.booted, h.fatal, h.jobs, h.closed = false, "", nil, nil
-	h.node = newNode(h.params, w.marks)
-	w.trace.nodeStart(h.params)
-	w.step(h, h.clock.at(w.tick))
-	w.trace.hostLine(h.idx)
+	w.startShards(h)
+	w.trace.subject(h.idx, 0)
 	w.trace.line("boot")
 	h.node.Boot()
+	h.shards.dirty[0] = true
 	w.take(h)
 }
 
-// step feeds one input to h's node, tracing it first.
-func (w *World) step(h *host, in any) {
-	w.trace.inputTo(h.idx, in)
-	h.node.Step(in)
+// step feeds one input to h's front shard, tracing it first.
+func (w *World) step(h *host, in any) { w.stepShard(h, 0, in) }
+
+// take carries out what h's shards asked for since they were last taken,
+// shard by shard, until one fails (the process is gone then).
+func (w *World) take(h *host) {
+	for s := range h.shards.nodes {
+		if !h.running() {
+			return
+		}
+		if !h.shards.dirty[s] {
+			continue
+		}
+		h.shards.dirty[s] = false
+		w.trace.subject(h.idx, s)
+		r := h.shards.nodes[s].TakeReady()
+		w.trace.take(&r)
+		w.carryOut(h, s, &r)
+	}
 }
 
-// take carries out what h's node asked for.
-func (w *World) take(h *host) {
-	if h.node == nil {
-		return
-	}
-	w.trace.hostLine(h.idx)
-	r := h.node.TakeReady()
-	w.trace.take(&r)
-	h.disk.Submit(r.Disk...)
+// carryOut performs the Ready of shard s of h.
+func (w *World) carryOut(h *host, s int, r *node.Ready) {
+	w.submit(h, s, r.Disk)
 	for _, j := range r.Compute {
-		h.jobs = append(h.jobs, job{at: w.tick + 1 + w.rng.Uint64N(jobDelayTicksMax), res: runJob(j)})
+		h.jobs = append(h.jobs, job{at: w.tick + 1 + w.rng.Uint64N(jobDelayTicksMax), shard: s, res: runJob(j)})
 	}
 	for _, l := range r.Logs {
-		w.event("node %d: %s", h.idx, l)
+		w.event("node %s: %s", shardName(h.idx, s), l)
 		w.logMarks(l)
+	}
+	if s > 0 && len(r.Replies) > 0 {
+		w.marks.Hit(markShardHostReply)
 	}
 	for _, rep := range r.Replies {
 		w.nodeReply(h, rep)
@@ -99,11 +115,12 @@ func (w *World) take(h *host) {
 	for _, m := range r.Peers {
 		w.net.send(w.tick, m)
 	}
+	h.queueHandOffs(r.Shards)
 	if r.Booted {
 		w.booted(h)
 	}
 	if r.Fatal != "" {
-		w.nodeFatal(h, r.Fatal)
+		w.nodeFatal(h, fmt.Sprintf("%s%s", shardPrefix(s), r.Fatal))
 	}
 }
 
@@ -234,7 +251,8 @@ func (w *World) crash(h *host, kind oracles.CrashKind) {
 		// partition models have no crash there.
 		w.hist.Crashes = append(w.hist.Crashes, oracles.Crash{Kind: kind, At: w.next(), Epoch: h.epoch})
 	}
-	h.node, h.booted, h.jobs, h.closed, h.pausedUntil = nil, false, nil, nil, 0
+	h.shardsDown()
+	h.booted, h.jobs, h.closed, h.pausedUntil = false, nil, nil, 0
 	h.restartAt = w.tick + 1 + w.rng.Uint64N(w.knobs.DownTicksMax)
 }
 
@@ -256,7 +274,8 @@ func (w *World) linkDied(l *link) {
 }
 
 // stepNode runs h's node for one tick: the clock, what arrived from the
-// clients, the peers and the workers, then some disk completions.
+// clients, the peers and the workers, then some disk completions, with the
+// hand-offs between its shards among them (shards.go).
 func (w *World) stepNode(h *host) {
 	if h.node == nil {
 		if w.tick >= h.restartAt && h.fatal == "" && !h.retired {
@@ -267,13 +286,14 @@ func (w *World) stepNode(h *host) {
 	if h.paused(w.tick) || h.fatal != "" {
 		return
 	}
-	w.step(h, h.clock.at(w.tick))
+	w.tickShards(h)
 	w.deliverToNode(h)
 	w.deliverPeers(h)
 	w.deliverJobs(h)
 	w.take(h)
 	w.runDisk(h)
 	w.reportClosed(h)
+	w.flushHandOffs(h)
 	w.sample(h)
 }
 
@@ -282,7 +302,11 @@ func (w *World) deliverToNode(h *host) {
 		if l.host != h {
 			continue
 		}
-		for len(l.toNode) > 0 && l.toNode[0].at <= w.tick && h.node != nil {
+		for len(l.toNode) > 0 && l.toNode[0].at <= w.tick && h.running() {
+			w.maybeHandOffs(h)
+			if !h.running() {
+				return
+			}
 			d := l.toNode[0]
 			l.toNode = l.toNode[1:]
 			switch {
@@ -299,6 +323,7 @@ func (w *World) deliverToNode(h *host) {
 				}
 				w.step(h, bus.ClientFrame{Conn: l.id, Frame: bytes.Clone(d.frame)})
 			}
+			w.maybeTake(h)
 		}
 	}
 }
@@ -324,7 +349,7 @@ func (w *World) deliverJobs(h *host) {
 			n++
 			continue
 		}
-		w.step(h, j.res)
+		w.stepShard(h, j.shard, j.res)
 	}
 	h.jobs = h.jobs[:n]
 }
@@ -333,12 +358,16 @@ func (w *World) deliverJobs(h *host) {
 // output after a random number of them (group commit sees several).
 func (w *World) runDisk(h *host) {
 	n := 1 + w.rng.IntN(w.knobs.DiskOpsPerTickMax)
-	for i := 0; i < n && h.node != nil && h.fatal == ""; i++ {
+	for i := 0; i < n && h.running(); i++ {
+		w.maybeHandOffs(h)
+		if !h.running() {
+			return
+		}
 		c, ok := h.disk.Next()
 		if !ok {
 			break
 		}
-		w.step(h, c)
+		w.complete(h, c)
 		if w.rng.IntN(2) == 0 {
 			w.take(h)
 		}

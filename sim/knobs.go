@@ -28,6 +28,9 @@ const (
 // replicasMax bounds the replica sets the simulator draws.
 const replicasMax = 6
 
+// shardsMax bounds the shards of a standalone node the simulator draws.
+const shardsMax = 3
+
 var profileNames = [...]string{ProfileLite: "lite", ProfileSwarm: "swarm", ProfileLiveness: "liveness", ProfileCluster: "cluster"}
 
 func (p Profile) String() string {
@@ -52,7 +55,11 @@ func ParseProfile(s string) (Profile, error) {
 type Knobs struct {
 	Profile  Profile
 	Replicas int // 1: standalone; more: the metadata group is replicated
-	Clients  int
+	// Shards of a standalone node's process (node.Config.Shards): the
+	// front and Shards-1 hosts of partitions over one disk. A replica set
+	// runs one.
+	Shards  int
+	Clients int
 
 	FaultTicks      uint64 // ticks with faults on; then heal
 	HealBudgetTicks uint64 // every pending request must finish within it
@@ -111,15 +118,22 @@ type Knobs struct {
 // stream, so adding a knob at the end changes no earlier one.
 func Draw(seed uint64, p Profile) Knobs {
 	r := rand.New(rand.NewPCG(seed, 0x6b6e6f6273))
+	var k Knobs
 	switch p {
 	case ProfileLite:
-		return drawLite(r)
+		k = drawLite(r)
 	case ProfileLiveness:
-		return drawLiveness(r)
+		k = drawLiveness(r)
 	case ProfileCluster:
-		return drawCluster(r)
+		k = drawCluster(r)
+	default:
+		k = drawSwarm(r)
 	}
-	return drawSwarm(r)
+	k.Shards = 1
+	if k.Replicas == 1 {
+		k.Shards = between(r, 1, shardsMax)
+	}
+	return k
 }
 
 func between(r *rand.Rand, lo, hi int) int { return lo + r.IntN(hi-lo+1) }
@@ -265,8 +279,8 @@ func drawCluster(r *rand.Rand) Knobs {
 // String prints every knob on one line, the first thing a run prints.
 func (k Knobs) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "profile=%s replicas=%d clients=%d fault_ticks=%d heal_budget_ticks=%d",
-		k.Profile, k.Replicas, k.Clients, k.FaultTicks, k.HealBudgetTicks)
+	fmt.Fprintf(&b, "profile=%s replicas=%d shards=%d clients=%d fault_ticks=%d heal_budget_ticks=%d",
+		k.Profile, k.Replicas, k.Shards, k.Clients, k.FaultTicks, k.HealBudgetTicks)
 	fmt.Fprintf(&b, " think_ticks_max=%d batch_messages_max=%d payload_bytes_max=%d topics=%d partitions_max=%d meta_percent=%d resend_sends=%t data_ops=%t churn_percent=%d",
 		k.ThinkTicksMax, k.BatchMessagesMax, k.PayloadBytesMax, k.Topics, k.PartitionsMax, k.MetaPercent, k.ResendSends, k.DataOps, k.ChurnPercent)
 	if k.Replicas > 1 {

@@ -28,10 +28,19 @@ func (c simCrypto) NewToken() string {
 	return fmt.Sprintf("sim-token-%016x", *c.minted)
 }
 
-// newNode builds one node incarnation; the world and the replay both use it.
-func newNode(p nodeParams, marks mark.Sink) *node.Node {
+// newShards builds every shard of one node incarnation, the front first;
+// the world and the replay both use it.
+func newShards(p nodeParams, marks mark.Sink) []*node.Node {
+	nodes := make([]*node.Node, max(p.Shards, 1))
+	for i := range nodes {
+		nodes[i] = newNode(p, uint8(i), marks)
+	}
+	return nodes
+}
+
+func newNode(p nodeParams, shard uint8, marks mark.Sink) *node.Node {
 	cfg := node.Config{
-		Replica: p.Replica, Replicas: p.Replicas, Marks: marks,
+		Replica: p.Replica, Replicas: p.Replicas, Shard: shard, Shards: p.Shards, Marks: marks,
 		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10,
 		CheckpointEveryOps: p.CheckpointEveryOps, PartitionCheckpointEveryOps: p.CheckpointEveryOps,

@@ -39,8 +39,8 @@ func Replay(r io.Reader) (ReplayResult, error) {
 	sc.Buffer(make([]byte, 1<<20), traceLineBytesMax)
 	var res ReplayResult
 	t := newTracer(nil)
-	var nodes [replicasMax]*node.Node
-	var n *node.Node // nodes[t.cur]
+	var hosts [replicasMax]*replayHost
+	var n *node.Node // the shard t.cur, t.shard names
 	for lineNo := 1; sc.Scan(); lineNo++ {
 		verb, f := parseFields(sc.Text())
 		if lineNo == 1 {
@@ -55,22 +55,16 @@ func Replay(r io.Reader) (ReplayResult, error) {
 			res.Seed, err = parseU64(arg(f, 0))
 		case "profile", "knobs":
 		case "node":
-			n, err = replayNode(t, f)
+			var h *replayHost
+			h, err = replayNode(t, f)
 			if err == nil {
-				nodes[t.cur] = n
+				hosts[t.cur], n = h, h.nodes[0]
 			}
 		case "host":
-			var i uint64
-			i, err = parseU64(arg(f, 0))
-			if err == nil && i >= replicasMax {
-				err = fmt.Errorf("host %d", i)
-			}
-			if err == nil {
-				t.cur, n = int(i), nodes[i]
-			}
+			n, err = replaySubject(t, &hosts, f)
 		case "boot":
-			if n == nil {
-				err = fmt.Errorf("boot before node")
+			if n == nil || t.shard != 0 {
+				err = fmt.Errorf("boot before node, or of a host shard")
 				break
 			}
 			n.Boot()
@@ -81,6 +75,11 @@ func Replay(r io.Reader) (ReplayResult, error) {
 			}
 			ready := n.TakeReady()
 			t.take(&ready)
+			h := hosts[t.cur]
+			h.handOffs = append(h.handOffs, ready.Shards...)
+		case "hand":
+			err = replayHandOff(t, hosts[t.cur], f)
+			res.Inputs++
 		case "end":
 			res.Recorded, err = strconv.ParseUint(arg(f, 0), 16, 64)
 			res.Replayed = t.sum()
@@ -123,17 +122,55 @@ func arg(f []string, i int) string {
 	return ""
 }
 
-func replayNode(t *tracer, f []string) (*node.Node, error) {
+// replayHost is a replica's process in a replay: its shards and the
+// hand-offs they emitted and were not stepped yet.
+type replayHost struct {
+	nodes    []*node.Node
+	handOffs []node.ShardMessage
+}
+
+func replayNode(t *tracer, f []string) (*replayHost, error) {
 	replica, err1 := parseU64(arg(f, 0))
 	replicas, err2 := parseU64(arg(f, 1))
 	every, err3 := parseU64(arg(f, 2))
 	cache, err4 := parseU64(arg(f, 3))
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || replica >= replicasMax || replicas > replicasMax {
+	shards, err5 := parseU64(arg(f, 4))
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil ||
+		replica >= replicasMax || replicas > replicasMax || shards > shardsMax {
 		return nil, fmt.Errorf("bad node line %v", f)
 	}
-	p := nodeParams{Replica: uint8(replica), Replicas: uint8(replicas), CheckpointEveryOps: every, PartitionCacheBytes: cache}
+	p := nodeParams{Replica: uint8(replica), Replicas: uint8(replicas), Shards: uint8(shards),
+		CheckpointEveryOps: every, PartitionCacheBytes: cache}
 	t.nodeStart(p)
-	return newNode(p, nil), nil
+	return &replayHost{nodes: newShards(p, nil)}, nil
+}
+
+// replaySubject reads "host <replica> <shard>" and returns that shard.
+func replaySubject(t *tracer, hosts *[replicasMax]*replayHost, f []string) (*node.Node, error) {
+	i, err1 := parseU64(arg(f, 0))
+	s, err2 := parseU64(arg(f, 1))
+	if err1 != nil || err2 != nil || i >= replicasMax || hosts[i] == nil || s >= uint64(len(hosts[i].nodes)) {
+		return nil, fmt.Errorf("bad host line %v", f)
+	}
+	t.cur, t.shard = int(i), int(s)
+	return hosts[i].nodes[s], nil
+}
+
+// replayHandOff steps into the current shard the oldest hand-off of the
+// pair the line names, as the replay's own shards emitted it.
+func replayHandOff(t *tracer, h *replayHost, f []string) error {
+	from, err1 := parseU64(arg(f, 0))
+	to, err2 := parseU64(arg(f, 1))
+	if err1 != nil || err2 != nil || h == nil || to != uint64(t.shard) || from >= uint64(len(h.nodes)) {
+		return fmt.Errorf("bad hand %v", f)
+	}
+	m, rest, ok := popHandOff(h.handOffs, uint8(from), uint8(to))
+	if !ok {
+		return fmt.Errorf("hand %v: no such hand-off pending", f)
+	}
+	h.handOffs = rest
+	h.nodes[to].Step(m)
+	return nil
 }
 
 func parseInput(verb string, f []string) (any, error) {

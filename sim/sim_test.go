@@ -25,12 +25,14 @@ func TestDeterminism(t *testing.T) {
 }
 
 // A recorded trace replays into fresh nodes, without the world, to the
-// same hash; for a replica set the peer messages are inputs like any other.
+// same hash; for a replica set the peer messages are inputs like any other,
+// and a node of several shards is rebuilt shard by shard, each hand-off
+// taken from the replayed sender's own output.
 func TestRecordReplay(t *testing.T) {
 	for _, tc := range []struct {
 		seed uint64
 		p    Profile
-	}{{5, ProfileLite}, {4, ProfileCluster}} {
+	}{{5, ProfileLite}, {1, ProfileLite}, {4, ProfileCluster}} {
 		var buf bytes.Buffer
 		zw := gzip.NewWriter(&buf)
 		res := Run(tc.seed, tc.p, zw)
@@ -44,6 +46,9 @@ func TestRecordReplay(t *testing.T) {
 		if rr.Replayed != res.Trace || rr.Seed != tc.seed || rr.Inputs == 0 {
 			t.Fatalf("replay: %+v, run: %s", rr, res.Line())
 		}
+		if tc.seed == 1 && (res.Knobs.Shards < 2 || res.Marks[markShardHandOff] == 0) {
+			t.Fatalf("lite seed 1 ran no hand-off between shards: %s", res.Knobs)
+		}
 	}
 }
 
@@ -53,7 +58,7 @@ func TestKnobs(t *testing.T) {
 	if Draw(9, ProfileSwarm) != Draw(9, ProfileSwarm) {
 		t.Fatal("one seed drew two knob sets")
 	}
-	sizes := map[int]bool{}
+	sizes, shards := map[int]bool{}, map[int]bool{}
 	for seed := uint64(0); seed < 200; seed++ {
 		sizes[Draw(seed, ProfileCluster).Replicas] = true
 		k := Draw(seed, ProfileLite)
@@ -61,17 +66,19 @@ func TestKnobs(t *testing.T) {
 			t.Fatalf("lite seed %d: %s", seed, k)
 		}
 		k = Draw(seed, ProfileCluster)
-		if k.Replicas < 2 || k.Replicas > replicasMax || !k.DataOps || k.CheckpointEveryOps == 0 || k.CheckpointEveryOps > 32 {
+		if k.Replicas < 2 || k.Replicas > replicasMax || !k.DataOps || k.CheckpointEveryOps == 0 || k.CheckpointEveryOps > 32 || k.Shards != 1 {
 			t.Fatalf("cluster seed %d: %s", seed, k)
 		}
-		for _, p := range []Profile{ProfileSwarm, ProfileLiveness} {
-			if k := Draw(seed, p); k.Replicas != 1 || !k.DataOps {
+		for _, p := range []Profile{ProfileLite, ProfileSwarm, ProfileLiveness} {
+			k := Draw(seed, p)
+			if k.Replicas != 1 || !k.DataOps || k.Shards < 1 || k.Shards > shardsMax {
 				t.Fatalf("%s seed %d: %s", p, seed, k)
 			}
+			shards[k.Shards] = true
 		}
 	}
-	if len(sizes) != 5 {
-		t.Fatalf("cluster replica sets drawn: %v, want 2 to 6", sizes)
+	if len(sizes) != 5 || len(shards) != shardsMax {
+		t.Fatalf("cluster replica sets drawn: %v, want 2 to 6; standalone shards drawn: %v, want 1 to %d", sizes, shards, shardsMax)
 	}
 }
 

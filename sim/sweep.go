@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -60,8 +61,9 @@ func (s *SweepStats) MarkLines() []string {
 
 // Vacuity fails a sweep that never crashed and restarted, never recovered
 // from lost unsynced writes, or never had porcupine check a read; a sweep
-// of replica sets also needs a view change, a repair, a state transfer and
-// a passing convergence check (and checks no partition reads).
+// of standalone nodes also needs a hand-off stepped into a host shard and
+// a reply from one; a sweep of replica sets needs a view change, a repair,
+// a state transfer and a passing convergence check (and runs one shard).
 func (s *SweepStats) Vacuity(p Profile) error { return oracles.CheckVacuity(s.Marks, Required(p)...) }
 
 // Required are the marks a sweep of profile p must hit.
@@ -69,7 +71,7 @@ func Required(p Profile) []string {
 	if p == ProfileCluster {
 		return oracles.ClusterRequired
 	}
-	return oracles.SweepRequired
+	return slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply})
 }
 
 // Sweep runs seeds a..b on every CPU (each run is single-threaded and

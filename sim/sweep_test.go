@@ -43,7 +43,7 @@ func TestSweep(t *testing.T) {
 		}
 		total.merge(s)
 	}
-	if err := oracles.CheckVacuity(total.Marks, oracles.SweepRequired...); err != nil {
+	if err := oracles.CheckVacuity(total.Marks, Required(ProfileLite)...); err != nil {
 		t.Fatal(err)
 	}
 	total.merge(cluster)

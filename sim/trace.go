@@ -21,22 +21,24 @@ import (
 
 // TraceVersion names the trace format and the simulator's behaviour: a
 // trace replays only under the version that wrote it.
-const TraceVersion = "iggy-sim-trace 2"
+const TraceVersion = "iggy-sim-trace 3"
 
 // nodeParams is what a node incarnation is made from, besides the fixed
 // simulation config; a trace records it so a replay builds the same node.
 type nodeParams struct {
 	Replica, Replicas   uint8
+	Shards              uint8
 	CheckpointEveryOps  uint64
 	PartitionCacheBytes uint64
 }
 
 // tracer hashes every output of every node incarnation (replies, disk
-// requests, jobs, logs, boot and fatal) and, when recording, writes every
-// input stepped into a node and every TakeReady, so that a replay can drive
-// fresh nodes with the same inputs and compare hashes.
+// requests, jobs, logs, hand-offs, boot and fatal) and, when recording,
+// writes every input stepped into a shard and every TakeReady, so that a
+// replay can drive fresh nodes with the same inputs and compare hashes.
 type tracer struct {
 	cur     int // the replica the last line was about
+	shard   int // and the shard of its process
 	h       *xxh3.Hasher
 	scratch []byte
 	rec     *bufio.Writer // nil unless recording
@@ -64,30 +66,37 @@ func (t *tracer) header(seed uint64, k Knobs) {
 	t.line("knobs %s", k)
 }
 
+// nodeStart starts an incarnation of every shard of a replica's node; the
+// front is the subject of the lines that follow.
 func (t *tracer) nodeStart(p nodeParams) {
-	t.cur = int(p.Replica)
-	t.line("node %d %d %d %d", p.Replica, p.Replicas, p.CheckpointEveryOps, p.PartitionCacheBytes)
+	t.cur, t.shard = int(p.Replica), 0
+	t.line("node %d %d %d %d %d", p.Replica, p.Replicas, p.CheckpointEveryOps, p.PartitionCacheBytes, p.Shards)
 	t.hashBytes([]byte("node"))
 	t.u64(uint64(p.Replica))
+	t.u64(uint64(p.Shards))
 }
 
-// hostLine makes replica i the subject of the lines that follow.
-func (t *tracer) hostLine(i int) {
-	if t.cur != i {
-		t.cur = i
-		t.line("host %d", i)
+// subject makes shard s of replica i the subject of the lines that follow.
+func (t *tracer) subject(i, s int) {
+	if t.cur != i || t.shard != s {
+		t.cur, t.shard = i, s
+		t.line("host %d %d", i, s)
 	}
 }
 
-// inputTo records one input about to be stepped into replica i.
-func (t *tracer) inputTo(i int, in any) {
-	t.hostLine(i)
+// inputTo records one input about to be stepped into shard s of replica i.
+func (t *tracer) inputTo(i, s int, in any) {
+	t.subject(i, s)
 	if t.rec == nil {
 		return
 	}
 	switch m := in.(type) {
 	case node.PeerMessage:
 		t.line("peer %s", hex.EncodeToString(encodePeer(m)))
+	case node.ShardMessage:
+		// The body is the core's own: a replay takes it from the sending
+		// shard's output, the oldest of the pair not yet stepped.
+		t.line("hand %d %d", m.From, m.To)
 	case clock.Tick:
 		t.line("tick %d %d", m.Ticks, m.NowMicros)
 	case bus.ConnOpened:
@@ -109,8 +118,13 @@ func (t *tracer) inputTo(i int, in any) {
 func (t *tracer) take(r *node.Ready) {
 	t.line("take")
 	t.u64(uint64(t.cur))
+	t.u64(uint64(t.shard))
 	for _, m := range r.Peers {
 		t.hashBytes(encodePeer(m))
+	}
+	for _, m := range r.Shards {
+		t.u64(uint64(m.From))
+		t.u64(uint64(m.To))
 	}
 	for _, rep := range r.Replies {
 		t.u64(uint64(rep.Conn))

@@ -128,7 +128,7 @@ func newWorld(seed uint64, k Knobs, rec io.Writer) *World {
 		h.disk = simdisk.New(simdisk.Options{Seed: w.rng.Uint64(), TornWrites: k.TornWrites,
 			Faults: func(req *storage.Request, rng *rand.Rand) simdisk.Fault { return w.injector(h, req, rng) }})
 		h.clock = driftClock{ppm: k.DriftPPM[i]}
-		h.params = nodeParams{Replica: uint8(i), Replicas: uint8(k.Replicas),
+		h.params = nodeParams{Replica: uint8(i), Replicas: uint8(k.Replicas), Shards: uint8(k.Shards),
 			CheckpointEveryOps: k.CheckpointEveryOps, PartitionCacheBytes: k.PartitionCacheBytes}
 		w.hosts = append(w.hosts, h)
 	}
