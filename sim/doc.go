@@ -10,11 +10,18 @@
 // replicated yet: their ops are answered FeatureUnavailable).
 //
 // Each replica is a host (host.go): its own node, sim/disk, drifting
-// clock and process faults. Each tick the world injects faults, then steps
-// every running node in replica order (a clock.Tick, then what the client
-// links, the replica network and the compute workers delivered, then some
-// disk completions with TakeReady between them, so group commit sees
-// several), delivers replies, and lets every client act. Then, after
+// clock and process faults. A standalone node's process runs 1 to 3 shards
+// (knob shards, shards.go): the front (metadata, connections, some
+// partitions) and host shards of partitions, each a node.Node over the one
+// disk (requests renamed per shard, completions routed back); hand-offs
+// between shards are stepped among the client frames and disk completions
+// in an order the seed draws (each pair of shards in order), sometimes
+// only next tick; a crash, pause or fatal of one shard is the process's.
+// Each tick the world injects faults, then steps every running node in
+// replica order (a clock.Tick to every shard, then what the client links,
+// the replica network and the compute workers delivered, then some disk
+// completions with TakeReady between them, so group commit sees several),
+// delivers replies, and lets every client act. Then, after
 // FaultTicks, it heals: no more faults, the network heals, every replica
 // that is down restarts, clients finish what they started, client 0 reads
 // every stream, topic and partition back (in a replica set, once the live
@@ -71,12 +78,15 @@
 // oracles.
 //
 // A trace (-record) is gzip text: the version, seed, profile and knobs,
-// then per node incarnation a "node" line (replica, set size, parameters),
-// "host i" whenever the following lines are about another replica, "boot",
-// every input stepped into a node (tick, open, close, frame, peer, done,
-// job) and every TakeReady ("take"), then "end <hash>". A peer message is
+// then per node incarnation a "node" line (replica, set size, parameters,
+// shards), "host i s" whenever the following lines are about another
+// replica or shard, "boot", every input stepped into a shard (tick, open,
+// close, frame, peer, done, job, and "hand from to": the oldest hand-off
+// of that pair, which a replay takes from its own shards' output) and
+// every TakeReady ("take"), then "end <hash>". A peer message is
 // traced field by field, each prepare as its encoding plus the checksum it
 // claimed. The hash covers every output of every incarnation of every
-// replica (replies, peer messages, disk requests, jobs, logs, boot, fatal).
+// replica (replies, peer messages, hand-offs' ends, disk requests, jobs,
+// logs, boot, fatal).
 // Replay drives fresh nodes with those inputs alone and checks the hash.
 package sim
