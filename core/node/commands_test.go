@@ -29,7 +29,7 @@ func init() {
 		"connect": cmdConnect, "disconnect": cmdDisconnect, "login": cmdLogin, "logout": cmdLogout,
 		"ping": cmdPing, "raw": cmdRaw, "resend": cmdResend,
 		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
-		"create-topic": cmdCreateTopic, "delete-topic": cmdDeleteTopic, "get-topic": cmdGetTopic,
+		"create-topic": cmdCreateTopic, "delete-topic": cmdDeleteTopic, "delete-segments": cmdDeleteSegments, "get-topic": cmdGetTopic,
 		"create-user": cmdCreateUser, "update-permissions": cmdUpdatePermissions,
 		"send": cmdSend, "poll": cmdPoll,
 		"store-offset": cmdStoreOffset, "get-offset": cmdGetOffset, "delete-offset": cmdDeleteOffset,

@@ -166,6 +166,7 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 			}
 			if _, ok := n.remotes[k]; ok && !replaying {
 				n.handOff(shardPurge{k: k, revision: e.Revision})
+				n.awaitApplied()
 			}
 			if g := n.pgroups[k]; g != nil {
 				// The purged history is a group of its own: its files go,
@@ -185,6 +186,7 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 			}
 			if _, ok := n.remotes[k]; ok && !replaying {
 				n.handOff(shardTruncate{k: k, watermark: e.Watermark})
+				n.awaitApplied()
 			}
 		}
 	}

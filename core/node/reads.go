@@ -20,6 +20,9 @@ func (n *Node) nonReplicated(c *conn, h wire.RequestHeader, body []byte) {
 		return
 	}
 	if read, ok := n.readers[code]; ok {
+		if n.parkView(c, h, body, code) {
+			return
+		}
 		read(c, h, body)
 		return
 	}

@@ -125,6 +125,16 @@ func cmdDeleteTopic(w *world, a *args) {
 	w.finish()
 }
 
+// delete-segments c stream topic partition=N count=N
+func cmdDeleteSegments(w *world, a *args) {
+	c := w.clientOf(a)
+	body := encode(wire.DeleteSegmentsRequest{StreamID: ident(a.arg(1)), TopicID: ident(a.arg(2)),
+		PartitionID: a.u32("partition", 0), SegmentsCount: a.u32("count", 1)}.Encode)
+	a.done(3)
+	w.call(c, "delete-segments", wire.CmdDeleteSegments, body, decodeEmpty)
+	w.finish()
+}
+
 // get-topic c stream topic
 func cmdGetTopic(w *world, a *args) {
 	c := w.clientOf(a)

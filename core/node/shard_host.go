@@ -30,11 +30,15 @@ func (n *Node) onHostRequest(b shardBody) {
 			log.Purge(b.revision)
 			n.statsChanged(b.k)
 		}
+		n.reportStats()
+		n.toShard(0, shardApplied{})
 	case shardTruncate:
 		if log, ok := n.partitions[b.k]; ok {
 			log.DeleteThrough(b.watermark)
 			n.statsChanged(b.k)
 		}
+		n.reportStats()
+		n.toShard(0, shardApplied{})
 	case shardRetention:
 		if log, ok := n.partitions[b.k]; ok {
 			log.SetRetention(b.expiryMicros, b.maxSizeBytes)

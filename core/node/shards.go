@@ -111,6 +111,8 @@ type (
 	shardRecovered struct{ k partKey }
 	// shardDropped: the partition's files are deleted.
 	shardDropped struct{ k partKey }
+	// shardApplied: a purge or truncation is applied, its counters sent.
+	shardApplied struct{}
 )
 
 func (shardOpen) shardBody()             {}
@@ -136,6 +138,7 @@ func (shardDone) shardBody()      {}
 func (shardStats) shardBody()     {}
 func (shardRecovered) shardBody() {}
 func (shardDropped) shardBody()   {}
+func (shardApplied) shardBody()   {}
 
 // remotePart is the front's mirror of a partition another shard hosts.
 type remotePart struct {
@@ -263,6 +266,8 @@ func (n *Node) onShard(m ShardMessage) {
 		n.boot.partitionRecovered()
 	case shardDropped:
 		n.partitionDropped(b.k)
+	case shardApplied:
+		n.mirrorApplied()
 	default:
 		n.onHostRequest(b)
 	}

@@ -42,8 +42,12 @@ type state struct {
 	// dirDeletes are the streams whose directory waits for hosts to delete
 	// partitions under it, or is being deleted (removedirs.go).
 	dirDeletes map[uint32]*dirDelete
-	ev         evidence  // quorum evidence (replica sets only, evidence.go)
-	damaged    []partKey // partitions whose log read a bad record (pgroup_damage.go)
+	// mirrorWaits counts purges and truncations hosts have not confirmed;
+	// parkedViews wait for them (shard_views.go).
+	mirrorWaits int
+	parkedViews []parkedView
+	ev          evidence  // quorum evidence (replica sets only, evidence.go)
+	damaged     []partKey // partitions whose log read a bad record (pgroup_damage.go)
 	// pgroups are the partitions' consensus groups (replica sets only).
 	pgroups        map[partKey]*pgroup
 	pgroupKeys     []partKey // sorted keys of pgroups; nil when stale
