@@ -20,10 +20,39 @@ const (
 	listeningMarker    = "tcp listening on "
 )
 
+// serverAddrs are the loopback addresses a started server listens on.
+type serverAddrs struct{ tcp, quic, websocket string }
+
 // startServer builds cmd/iggy-server (or takes IGGY_BENCH_SERVER_BIN, a
-// prebuilt one) and runs it on fresh storage and a free loopback port until
-// the test ends.
+// prebuilt one) and runs it on fresh storage and a free loopback TCP port
+// until the test ends.
 func startServer(t *testing.T) string {
+	t.Helper()
+	return startServerWith(t, false).tcp
+}
+
+// freePort finds a free loopback port for network ("tcp" or "udp").
+func freePort(t *testing.T, network string) string {
+	t.Helper()
+	if network == "udp" {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pc.Close()
+		return pc.LocalAddr().String()
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startServerWith starts the server as startServer does, with QUIC and
+// WebSocket listening too when all is set.
+func startServerWith(t *testing.T, all bool) serverAddrs {
 	t.Helper()
 	bin := os.Getenv("IGGY_BENCH_SERVER_BIN")
 	if bin == "" {
@@ -34,12 +63,12 @@ func startServer(t *testing.T) string {
 			t.Fatalf("go build ./cmd/iggy-server: %v\n%s", err, out)
 		}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	addrs := serverAddrs{tcp: freePort(t, "tcp")}
+	listeners := []string{"IGGY_QUIC_ENABLED=false", "IGGY_WEBSOCKET_ENABLED=false"}
+	if all {
+		addrs.quic, addrs.websocket = freePort(t, "udp"), freePort(t, "tcp")
+		listeners = []string{"IGGY_QUIC_ADDRESS=" + addrs.quic, "IGGY_WEBSOCKET_ADDRESS=" + addrs.websocket}
 	}
-	addr := l.Addr().String()
-	l.Close()
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "--with-default-root-credentials")
 	cmd.Dir = dir
@@ -48,8 +77,9 @@ func startServer(t *testing.T) string {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "IGGY_SYSTEM_PATH="+filepath.Join(dir, "data"), "IGGY_TCP_ADDRESS="+addr,
-		"IGGY_HTTP_ENABLED=false", "IGGY_QUIC_ENABLED=false", "IGGY_WEBSOCKET_ENABLED=false")
+	cmd.Env = append(cmd.Env, "IGGY_SYSTEM_PATH="+filepath.Join(dir, "data"), "IGGY_TCP_ADDRESS="+addrs.tcp,
+		"IGGY_HTTP_ENABLED=false")
+	cmd.Env = append(cmd.Env, listeners...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -76,7 +106,7 @@ func startServer(t *testing.T) string {
 	case <-time.After(serverStartTimeout):
 		t.Fatalf("server not listening after %v\n%s", serverStartTimeout, stderr.String())
 	}
-	return addr
+	return addrs
 }
 
 // stopServer ends the server it started, by its PID: SIGTERM, then SIGKILL.
@@ -153,5 +183,27 @@ func TestBenchAgainstServer(t *testing.T) {
 	b := benchJSON(t, append([]string{"balanced-producer", "--warmup", "200ms", "--rate-limit", "50MB/s"}, counted...)...)
 	if b["total_messages"] != float64(4000) {
 		t.Errorf("balanced producers sent %v messages, want 4000", b["total_messages"])
+	}
+}
+
+// The workloads run over QUIC and WebSocket too, with the same checks of
+// what the consumers read.
+//
+// covers TOOL-13
+func TestBenchOverQUICAndWebSocket(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the server")
+	}
+	addrs := startServerWith(t, true)
+	for transport, addr := range map[string]string{"quic": addrs.quic, "websocket": addrs.websocket} {
+		common := []string{"--addr", addr, "--transport", transport, "--actors", "2", "--message-size", "1000",
+			"--messages-per-batch", "100", "--duration", "1s", "--stream-prefix", transport}
+		for _, workload := range []string{"pinned-producer", "pinned-consumer"} {
+			obj := benchJSON(t, append([]string{workload}, common...)...)
+			checkResult(t, obj, 2)
+			if p, _ := obj["params"].(map[string]any); p["transport"] != transport {
+				t.Errorf("%s over %s: params say transport %v", workload, transport, p["transport"])
+			}
+		}
 	}
 }

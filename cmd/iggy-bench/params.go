@@ -70,7 +70,7 @@ func parseParams(args []string, errOut io.Writer) (params, error) {
 	fs := flag.NewFlagSet("iggy-bench", flag.ContinueOnError)
 	fs.SetOutput(errOut)
 	fs.StringVar(&p.Addr, "addr", "127.0.0.1:8090", "server TCP address")
-	fs.StringVar(&p.Transport, "transport", "tcp", "tcp (the only transport of this bench so far)")
+	fs.StringVar(&p.Transport, "transport", "tcp", "tcp, quic or websocket (--addr is that transport's address)")
 	fs.StringVar(&p.Username, "username", "iggy", "user to log in as")
 	fs.StringVar(&p.Password, "password", "iggy", "password")
 	fs.IntVar(&p.Actors, "actors", 1, "producers or consumers (pinned-producer-and-consumer: pairs)")
@@ -185,7 +185,8 @@ func (p *params) validate() error {
 		known = known || p.Workload == w
 	}
 	check(known, "workload %q: want one of %s", p.Workload, strings.Join(workloads, ", "))
-	check(p.Transport == "tcp", "--transport %q: only tcp is supported", p.Transport)
+	_, known = clientTransports[p.Transport]
+	check(known, "--transport %q: want tcp, quic or websocket", p.Transport)
 	check(p.Actors >= 1 && p.Actors <= actorsMax, "--actors must be 1..%d", actorsMax)
 	check(p.Streams >= 1 && p.Streams <= streamsMax, "--streams must be 1..%d", streamsMax)
 	check(p.Partitions >= 1 && p.Partitions <= partitionsMax, "--partitions must be 1..%d", partitionsMax)

@@ -36,7 +36,7 @@ func TestParseRefusals(t *testing.T) {
 		"pinned-producer --duration 1s --total-messages 5",
 		"pinned-producer",
 		"nope --duration 1s",
-		"pinned-producer --duration 1s --transport quic",
+		"pinned-producer --duration 1s --transport http",
 		"pinned-producer --duration 1s --durability sometimes",
 		"pinned-producer --duration 1s --actors 2 --streams 1",
 		"pinned-producer --duration 1s --message-size 1000000 --messages-per-batch 1000",

@@ -27,12 +27,17 @@ type target struct {
 	partitions int
 }
 
+// clientTransports maps --transport to the client's names.
+var clientTransports = map[string]string{
+	"tcp": client.TransportTCP, "quic": client.TransportQUIC, "websocket": client.TransportWebSocket,
+}
+
 // connect dials and logs in one connection; every actor has its own.
 // An actor's connection reuses one reply buffer (actor): it is done with a
 // reply before its next request, and allocating each reply would make the
 // bench, not the server, what is measured on a machine both share.
 func connect(p *params, actor bool) (*client.Client, error) {
-	opts := client.Options{RequestTimeout: requestTimeout, ReuseReplyBuffer: actor}
+	opts := client.Options{RequestTimeout: requestTimeout, ReuseReplyBuffer: actor, Transport: clientTransports[p.Transport]}
 	c, err := client.Dial(context.Background(), p.Addr, opts)
 	if err != nil {
 		return nil, err
