@@ -34,3 +34,32 @@ func TestNodeConfigRepairBudgets(t *testing.T) {
 		}
 	}
 }
+
+// The shard count follows sharding.cpu_allocation on a standalone node; a
+// cluster runs one shard; pin_cores picks a core per shard.
+func TestPlanShards(t *testing.T) {
+	for _, tc := range []struct {
+		env    []string
+		count  int
+		pinned bool
+		first  int // the first shard's core when pinned
+	}{
+		{nil, 2, true, -1}, // numa:auto: one per available CPU
+		{[]string{"IGGY_SHARDING_CPU_ALLOCATION=1"}, 1, true, -1},
+		{[]string{"IGGY_SHARDING_CPU_ALLOCATION=2", "IGGY_SHARDING_PIN_CORES=false"}, 2, false, 0},
+		{[]string{"IGGY_SHARDING_CPU_ALLOCATION=1..2"}, 1, true, 1},
+		{[]string{"IGGY_SHARDING_CPU_ALLOCATION=2", "IGGY_CLUSTER_ENABLED=true"}, 1, false, 0},
+	} {
+		cfg, _, err := config.Load(config.LoadOptions{Environ: tc.env, WorkDir: t.TempDir(), NumCPU: 2})
+		if err != nil {
+			t.Fatalf("load %v: %v", tc.env, err)
+		}
+		plan, line := planShards(cfg, 2)
+		if plan.count != tc.count || (plan.cores != nil) != tc.pinned || (plan.cores != nil && len(plan.cores) != plan.count) {
+			t.Fatalf("%v: plan %+v (%s)", tc.env, plan, line)
+		}
+		if tc.pinned && tc.first >= 0 && plan.cores[0] != tc.first {
+			t.Fatalf("%v: first shard on core %d, want %d", tc.env, plan.cores[0], tc.first)
+		}
+	}
+}
