@@ -60,7 +60,8 @@
 //     the same connection; in a replica set a client moves to another
 //     replica (drawn from the PRNG) on 57, 58, a lost connection or a
 //     timeout, logs in there under its id and resends the same frame.
-//   - Churn (churn.go, cluster profile): renames and deletes of streams and
+//   - Churn (churn.go, cluster profile and a quarter of swarm seeds, where
+//     host shards drop the partitions deleted): renames and deletes of streams and
 //     topics, partitions added and removed, users created, updated and
 //     deleted, tokens created and deleted, logouts and logins again.
 //

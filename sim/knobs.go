@@ -133,6 +133,11 @@ func Draw(seed uint64, p Profile) Knobs {
 	if k.Replicas == 1 {
 		k.Shards = between(r, 1, shardsMax)
 	}
+	// Some swarm seeds churn a standalone node too: deletes and recreates
+	// of streams, topics and partitions that host shards own.
+	if p == ProfileSwarm && r.IntN(4) == 0 {
+		k.MetaPercent, k.ChurnPercent = between(r, 10, 25), between(r, 30, 70)
+	}
 	return k
 }
 
