@@ -24,7 +24,8 @@ const (
 	WorkersDefault           = 8
 	FilesOpenMaxDefault      = 1024
 	RequestsQueuedMaxDefault = 4096
-	workersMax               = 256
+	// workersMax is the largest sharding.partition_io_capacity (config).
+	workersMax = 1024
 	// channelSlotsMax bounds the buffers of the submission and completion
 	// channels. RequestsQueuedMax may be far larger (the server sets it far
 	// above what the node can have in flight), and a channel buffer is

@@ -120,7 +120,10 @@ func newShardLoops(cfg *config.Config, nc node.Config, plan shardPlan, jobs *ser
 }
 
 // openDisk gives a shard its own disk executor (workers and, with
-// io_uring, its own ring) on the shared data directory.
+// io_uring, its own ring) on the shared data directory. Its workers are
+// sharding.partition_io_capacity: the file jobs that run at once on the
+// shard, while a stalled one holds back neither other files nor the loop
+// (FLOW-8).
 func (s *shardLoops) openDisk(cfg *config.Config, log *slog.Logger, first bool) (*disk.Disk, error) {
 	backend, backendLine, releaseBackend, err := disk.SelectBackend(cfg.System.IOBackend)
 	if err != nil {
@@ -129,7 +132,9 @@ func (s *shardLoops) openDisk(cfg *config.Config, log *slog.Logger, first bool) 
 	if first {
 		log.Info(backendLine + ", one per shard")
 	}
-	d, err := disk.New(cfg.System.Path, disk.Options{Backend: backend, RequestsQueuedMax: diskRequestsQueuedMax})
+	d, err := disk.New(cfg.System.Path, disk.Options{
+		Backend: backend, Workers: int(cfg.Sharding.PartitionIOCapacity), RequestsQueuedMax: diskRequestsQueuedMax,
+	})
 	if err != nil {
 		releaseBackend()
 		return nil, fmt.Errorf("opening storage %s: %w", cfg.System.Path, err)
