@@ -98,11 +98,19 @@ go build -o "$BIN/iggy-server" ./cmd/iggy-server
 go build -o "$BIN/iggy-bench" ./cmd/iggy-bench
 (cd scripts/natsbench && go build -o "$BIN/natsbench" .)
 
+# settle_disk: the previous run's data is deleted; sync waits for the
+# writeback still in flight, so every measured run starts with a clean page
+# cache (a run that inherits gigabytes of dirty pages is throttled early).
+settle_disk() {
+	sync
+}
+
 IGGY_PID=
 # start_iggy ROW: a fresh data directory, the CPU profile of ROW.
 start_iggy() {
 	local row=$1 data=$RUN/$1.iggy-data
 	rm -rf "$data"
+	settle_disk
 	rm -f "$RUN/$row.iggy.log" # so the wait below never reads an earlier run's log
 	env -i PATH="$PATH" HOME="${HOME:-/root}" \
 		IGGY_SYSTEM_PATH="$data" IGGY_TCP_ADDRESS=$IGGY_ADDR IGGY_HTTP_ENABLED=false \
@@ -119,6 +127,7 @@ NATS_PID=
 start_nats() {
 	local row=$1 sync=$2 store=$RUN/$1.nats-store conf=$RUN/$1.nats.conf
 	rm -rf "$store"
+	settle_disk
 	rm -f "$RUN/$row.nats.log"
 	{
 		echo "listen: $NATS_ADDR"
