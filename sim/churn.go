@@ -40,7 +40,11 @@ func (w *World) churnOp(c *client) *op {
 		c.names++
 		return fmt.Sprintf("%s%d-%d", prefix, c.idx, c.names)
 	}
-	switch r := w.rng.IntN(13); {
+	kinds := 13
+	if w.knobs.Shards > 1 {
+		kinds = 15 // recreates (recreate.go); one shard draws as it did
+	}
+	switch r := w.rng.IntN(kinds); {
 	case r == 0:
 		n := name("x")
 		ch.streams = remember(ch.streams, n)
@@ -99,6 +103,8 @@ func (w *World) churnOp(c *client) *op {
 		ch.tokens = remember(ch.tokens, k)
 		return churnOpOf(wire.CmdCreatePersonalAccessToken, "create-token "+k,
 			wire.CreatePATRequest{Name: k, Expiry: wire.PATExpiryNever}.Encode)
+	case r >= 13:
+		return w.recreateOp(c)
 	case r == 12:
 		o := churnOpOf(wire.CmdLogoutUser, "logout", func(*wire.Writer) {})
 		o.kind = opLogout

@@ -34,6 +34,7 @@ type client struct {
 	deadline uint64
 	names    int          // creates so far: names are "s<idx>-<n>", "t<idx>-<n>"
 	churn    churn        // what it created to update and delete
+	plan     []*op        // ops it does next, in order (a recreate's)
 	store    *storeIntent // the offset store a poll by next asks for
 	final    *finalRead   // client 0's read-back after heal
 	done     bool         // nothing left to do after heal
@@ -249,6 +250,9 @@ func (w *World) onFrame(c *client, frame []byte) {
 	c.op = nil
 	w.ops++
 	c.nextAt = w.tick + w.rng.Uint64N(w.knobs.ThinkTicksMax+1)
+	if len(c.plan) > 0 {
+		c.nextAt = w.tick // a planned op follows at once (recreate.go)
+	}
 }
 
 func echoes(sent, got wire.Operation) bool {

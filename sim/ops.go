@@ -58,6 +58,9 @@ type op struct {
 	offsetPolicy oracles.Durability
 	create       *oracles.MetaCreate
 	resent       bool // a send attempted before
+
+	rc   *recreate // the recreate it is a step of (recreate.go)
+	step recreateStep
 }
 
 func (o *op) String() string {
@@ -97,6 +100,10 @@ func (w *World) opSent(c *client, a *attempt) {
 		a.store = &oracles.OffsetStore{Part: o.part, Consumer: c.idx, Value: o.value,
 			Outcome: oracles.OutcomeUnknown, Call: a.call, Return: oracles.Never}
 		w.hist.Stores = append(w.hist.Stores, a.store)
+	case opChurn:
+		if o.rc != nil {
+			w.recreateSent(o, a)
+		}
 	case opCreateStream, opCreateTopic, opCreatePartitions:
 		if o.create == nil {
 			o.create = &oracles.MetaCreate{Kind: createKind(o.kind), Stream: o.stream, Topic: o.name,

@@ -27,6 +27,9 @@ func (w *World) settleRead(a *attempt, o *op, status wire.Code, payload []byte) 
 	case opGetTopic:
 		w.settleGetTopic(a, o, status, payload)
 	case opChurn, opLogout:
+		if o.rc != nil {
+			w.settleRecreate(a, o, status, payload)
+		}
 		w.settleChurn(a, o, status)
 	}
 }

@@ -45,6 +45,9 @@ func (w *World) nextOp(c *client) *op {
 		c.done = true
 		return nil
 	}
+	if len(c.plan) > 0 {
+		return w.nextPlanned(c)
+	}
 	if s := c.store; s != nil {
 		c.store = nil
 		return &op{kind: opStore, code: wire.CmdStoreConsumerOffset, part: s.part, topic: s.topic, value: s.value,
@@ -84,6 +87,13 @@ func offsetRef(c *client, k oracles.PartKey) wire.ConsumerOffsetRef {
 }
 
 func (w *World) sendOp(t *topicInfo, k oracles.PartKey) *op {
+	b, count, body := w.newBatch(k)
+	return &op{kind: opSend, code: wire.CmdSendMessages, part: k, topic: t, batch: b, count: count, body: body}
+}
+
+// newBatch draws the next batch for partition k: its number, its count of
+// messages and the SendMessages body.
+func (w *World) newBatch(k oracles.PartKey) (uint64, uint32, []byte) {
 	w.batches++
 	b := w.batches
 	count := 1 + w.rng.IntN(w.knobs.BatchMessagesMax)
@@ -100,7 +110,7 @@ func (w *World) sendOp(t *topicInfo, k oracles.PartKey) *op {
 	q := wire.SendMessagesRequest{StreamID: wire.NamedID(k.Stream), TopicID: wire.NamedID(k.Topic),
 		Partitioning:  wire.Partitioning{Kind: wire.PartitioningPartitionID, PartitionID: k.Partition},
 		MessagesCount: uint32(count), Batch: rec}
-	return &op{kind: opSend, code: wire.CmdSendMessages, part: k, topic: t, batch: b, count: uint32(count), body: encode(q.Encode)}
+	return b, uint32(count), encode(q.Encode)
 }
 
 // pollOp polls by offset (somewhere around what is known to be there) or
