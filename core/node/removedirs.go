@@ -61,11 +61,19 @@ type dirDelete struct {
 	held            []ShardMessage
 }
 
+// submitDirDelete deletes a stream's or topic's directory on the front's
+// disk. Until it completed, a partition another shard creates under the
+// stream waits (streamSend): its files would be in the tree being deleted,
+// on a disk that keeps no order with the front's. That holds when only
+// the front's own partitions were dropped too: iggy-bench's end-to-end
+// test deleted a stream whose one partition was the front's and at once
+// created it again under the same id with a partition on a host, and the
+// delete took that partition's new segment.
 func (n *Node) submitDirDelete(stream uint32, dir string) {
 	d := n.dirDeletes[stream]
 	if d == nil {
-		n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDeleteTree, File: dir})
-		return
+		d = &dirDelete{}
+		n.dirDeletes[stream] = d
 	}
 	d.inFlight++
 	n.submit(owner{kind: ownerDirDelete, part: partKey{stream: stream}}, storage.Request{Op: storage.OpDeleteTree, File: dir})

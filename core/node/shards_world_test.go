@@ -8,7 +8,8 @@ import (
 )
 
 // The world runs a node's shards (shards=N on boot and restart) as the
-// server does: one node per shard over one disk. Request ids are the
+// server does: one node per shard over one disk, with a queue per shard
+// (no order between shards' requests, as between their executors). Request ids are the
 // shards' own, so the world renames each request it submits and routes the
 // completion back under the shard's id; hand-offs go to their shard in
 // order, after every shard's output is taken.
@@ -47,7 +48,7 @@ func (w *world) submitFrom(i int, reqs []storage.Request) {
 		w.shardReqs[w.lastReq] = shardReq{shard: i, id: reqs[j].ID}
 		reqs[j].ID = w.lastReq
 	}
-	w.disk.Submit(reqs...)
+	w.disk.SubmitIn(i, reqs...) // each shard's own executor: no order across shards
 }
 
 // complete steps a completion on the shard whose request it answers.

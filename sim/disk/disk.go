@@ -50,6 +50,7 @@ type pending struct {
 	req   storage.Request
 	names []string // File, and Target for a rename: what it is ordered by
 	sum   uint64   // XXH3 of an OpWrite's data at submission
+	queue int      // the submitter's queue: order holds within one only
 }
 
 // Disk executes requests one at a time, in a seeded order. Not safe for
@@ -75,14 +76,21 @@ func (d *Disk) Rand() *rand.Rand { return d.rng }
 // Submit queues reqs in order. A malformed request is a bug in the core and
 // panics. Write data is not copied: like the real disk, the caller must not
 // change it until the write completes, which Next checks.
-func (d *Disk) Submit(reqs ...storage.Request) {
+func (d *Disk) Submit(reqs ...storage.Request) { d.SubmitIn(0, reqs...) }
+
+// SubmitIn is Submit on one of several queues over the same files, as the
+// shards of a server each run their own disk executor: requests are
+// ordered against earlier conflicting requests of their own queue only, so
+// a tree delete of one queue and a create below it of another run in
+// either order.
+func (d *Disk) SubmitIn(queue int, reqs ...storage.Request) {
 	assert.That(len(d.pending)+len(reqs) <= RequestsPendingMax,
 		"sim disk: %d requests pending, %d more submitted", len(d.pending), len(reqs))
 	for i := range reqs {
 		r := reqs[i]
 		checkRequest(&r)
 		r.Data = slices.Clone(r.Data) // the slice headers, not the bytes
-		p := &pending{req: r, names: []string{r.File}}
+		p := &pending{req: r, names: []string{r.File}, queue: queue}
 		if r.Op == storage.OpRename {
 			p.names = append(p.names, r.Target)
 		}
@@ -146,9 +154,12 @@ func (d *Disk) ready() []int {
 	return out
 }
 
-// conflict: two requests are ordered when a name of one equals or contains
-// a name of the other (adapters/disk's claims).
+// conflict: two requests of one queue are ordered when a name of one
+// equals or contains a name of the other (adapters/disk's claims).
 func conflict(a, b *pending) bool {
+	if a.queue != b.queue {
+		return false
+	}
 	for _, x := range a.names {
 		for _, y := range b.names {
 			if within(x, y) || within(y, x) {
