@@ -3,6 +3,7 @@ package node
 import (
 	"slices"
 
+	"github.com/iggygo/iggy/core/partition"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/storage"
 )
@@ -26,19 +27,9 @@ func (n *Node) onHostRequest(b shardBody) {
 		n.closeLog(b.k)
 		n.submit(owner{kind: ownerDropped, part: b.k}, storage.Request{Op: storage.OpDeleteTree, File: partitionDir(b.k)})
 	case shardPurge:
-		if log, ok := n.partitions[b.k]; ok {
-			log.Purge(b.revision)
-			n.statsChanged(b.k)
-		}
-		n.reportStats()
-		n.toShard(0, shardApplied{})
+		n.applyToLog(b.k, func(log *partition.Log) { log.Purge(b.revision) })
 	case shardTruncate:
-		if log, ok := n.partitions[b.k]; ok {
-			log.DeleteThrough(b.watermark)
-			n.statsChanged(b.k)
-		}
-		n.reportStats()
-		n.toShard(0, shardApplied{})
+		n.applyToLog(b.k, func(log *partition.Log) { log.DeleteThrough(b.watermark) })
 	case shardRetention:
 		if log, ok := n.partitions[b.k]; ok {
 			log.SetRetention(b.expiryMicros, b.maxSizeBytes)
@@ -57,6 +48,18 @@ func (n *Node) onHostRequest(b shardBody) {
 			n.storeOffsetLocal(c, b.h, b.k, b.kind, b.consumer, b.offset, b.policy)
 		}
 	}
+}
+
+// applyToLog applies a purge or truncation the front committed to k's log
+// (gone already, when deleted meanwhile) and confirms it, counters first:
+// the front's views wait for it (shard_views.go).
+func (n *Node) applyToLog(k partKey, apply func(*partition.Log)) {
+	if log, ok := n.partitions[k]; ok {
+		apply(log)
+		n.statsChanged(k)
+	}
+	n.reportStats()
+	n.toShard(0, shardApplied{})
 }
 
 // handedConn stands for a connection of the front while its request is
