@@ -63,7 +63,13 @@
 //   - Churn (churn.go, cluster profile and a quarter of swarm seeds, where
 //     host shards drop the partitions deleted): renames and deletes of streams and
 //     topics, partitions added and removed, users created, updated and
-//     deleted, tokens created and deleted, logouts and logins again.
+//     deleted, tokens created and deleted, logouts and logins again. With
+//     several shards, recreates too (recreate.go): a topic deleted while
+//     another client creates one of the same name in the same stream, so
+//     the front holds the new partitions' opens behind the hosts' drops;
+//     the new topic is sent to, polled from offset 0 (judged there: only
+//     its own batches, from offset 0, what was acknowledged), its segments
+//     deleted and read back at once (views parked while a host truncates).
 //
 // Every history event goes to package oracles: porcupine per partition,
 // the O(n) offset and consumer-offset oracles, metadata durability. In a

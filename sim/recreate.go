@@ -13,8 +13,9 @@ import (
 // the topic and deletes it; as A sends the delete, another client B (an
 // idle one if there is) creates a topic of the same name in the same
 // stream without waiting for A's answer, sends to it and polls it from
-// offset 0, then deletes a segment of one of its partitions and reads the
-// topic. The hosts' drops of the old partitions are often still pending
+// offset 0, then (half the time after a send of just over a segment,
+// which seals one) deletes segments twice, reading the topic before and
+// right after each. The hosts' drops of the old partitions are often still pending
 // when B's create commits, so the front holds the new partitions' opens
 // and what follows for the stream (node.shard.open_held); the truncation
 // handed to a host parks the views that read its counters
@@ -51,13 +52,18 @@ const (
 	recreateTruncations = 2
 	// recreateSegmentBytes seals segments early, so DeleteSegments has some.
 	recreateSegmentBytes = 1 << 20
+	recreateBulkMessages = 16
 )
 
-// Marks of recreates.
+// Marks of recreates. Those of the node a swarm sweep must hit (Required).
 const (
-	markRecreateJudged = "sim.recreate.judged"      // B's create succeeded, and what follows is judged
-	markRecreateFresh  = "sim.recreate.fresh_first" // B's first send was answered at offset 0
-	markRecreatePolled = "sim.recreate.polled"      // a judged poll of the new topic returned messages
+	markOpenHeld          = "node.shard.open_held"
+	markViewParked        = "node.shard.view_parked"
+	markRecreateJudged    = "sim.recreate.judged"      // B's create succeeded, and what follows is judged
+	markRecreateFresh     = "sim.recreate.fresh_first" // B's first send was answered at offset 0
+	markRecreatePolled    = "sim.recreate.polled"      // a judged poll of the new topic returned messages
+	markRecreateSealed    = "sim.recreate.sealed"      // a read of the new topic counted several segments in a partition
+	markRecreateTruncated = "sim.recreate.truncated"   // and a later read fewer
 )
 
 // recreate is one delete and create of a topic under one stream.
@@ -71,6 +77,7 @@ type recreate struct {
 	first         *op               // B's first send transmitted
 	batches       map[uint64]uint32 // B's batches and their partitions
 	acked         map[uint32][]ackedSend
+	segments      map[uint32]uint32 // by partition, as the last read of the topic counted them
 }
 
 // ackedSend is a send of B the node acknowledged.
@@ -85,11 +92,11 @@ func (w *World) recreateOp(c *client) *op {
 	s := fmt.Sprintf("x%d-%d", c.idx, c.names)
 	c.names++
 	rc := &recreate{stream: s, topic: fmt.Sprintf("y%d-%d", c.idx, c.names),
-		batches: map[uint64]uint32{}, acked: map[uint32][]ackedSend{}}
+		batches: map[uint64]uint32{}, acked: map[uint32][]ackedSend{}, segments: map[uint32]uint32{}}
 	parts := w.recreatePartitions()
 	c.plan = append(c.plan, w.recreateCreate(rc, rcSetup, parts))
 	for range 1 + w.rng.IntN(recreateSendsMax) {
-		c.plan = append(c.plan, w.recreateSend(rc, rcSendOld, parts))
+		c.plan = append(c.plan, w.recreateSend(rc, rcSendOld, w.rng.Uint32N(parts)))
 	}
 	c.plan = append(c.plan, w.rcOp(rc, rcDeleteOld, wire.CmdDeleteTopic, "recreate-delete "+s+"/"+rc.topic,
 		wire.TopicRef{StreamID: wire.NamedID(s), TopicID: wire.NamedID(rc.topic)}.Encode))
@@ -113,8 +120,8 @@ func (w *World) recreateCreate(rc *recreate, step recreateStep, parts uint32) *o
 	return o
 }
 
-func (w *World) recreateSend(rc *recreate, step recreateStep, parts uint32) *op {
-	k := oracles.PartKey{Stream: rc.stream, Topic: rc.topic, Partition: w.rng.Uint32N(parts)}
+func (w *World) recreateSend(rc *recreate, step recreateStep, p uint32) *op {
+	k := oracles.PartKey{Stream: rc.stream, Topic: rc.topic, Partition: p}
 	b, count, body := w.newBatch(k)
 	o := &op{kind: opChurn, code: wire.CmdSendMessages, stream: fmt.Sprintf("recreate-send %s/%s/%d", k.Stream, k.Topic, k.Partition),
 		part: k, batch: b, count: count, body: body, rc: rc, step: step}
@@ -171,7 +178,13 @@ func (w *World) handRecreate(a *client, rc *recreate) {
 	parts := w.recreatePartitions()
 	b.plan = append(b.plan, w.recreateCreate(rc, rcCreateNew, parts))
 	for range 1 + w.rng.IntN(recreateSendsMax) {
-		b.plan = append(b.plan, w.recreateSend(rc, rcSendNew, parts))
+		b.plan = append(b.plan, w.recreateSend(rc, rcSendNew, w.rng.Uint32N(parts)))
+	}
+	cut := w.rng.Uint32N(parts)
+	if w.rng.IntN(2) == 0 {
+		// A segment's worth in one batch seals it; the next send goes to
+		// a new one, so the segment delete has one to take.
+		b.plan = append(b.plan, w.recreateBulk(rc, cut), w.recreateSend(rc, rcSendNew, cut))
 	}
 	for p := range parts {
 		b.plan = append(b.plan, &op{kind: opChurn, code: wire.CmdPollMessages, rc: rc, step: rcPollNew,
@@ -184,14 +197,31 @@ func (w *World) handRecreate(a *client, rc *recreate) {
 				Strategy: wire.PollingStrategy{Kind: wire.PollOffset, Value: 0},
 			}.Encode)})
 	}
-	for range recreateTruncations {
-		p := w.rng.Uint32N(parts)
+	b.plan = append(b.plan, w.recreateGetTopic(rc))
+	for i := range recreateTruncations {
+		p := cut
+		if i > 0 {
+			p = w.rng.Uint32N(parts)
+		}
 		b.plan = append(b.plan, w.rcOp(rc, rcTail, wire.CmdDeleteSegments, fmt.Sprintf("recreate-delete-segments %s/%s/%d", rc.stream, rc.topic, p),
 			wire.DeleteSegmentsRequest{StreamID: wire.NamedID(rc.stream), TopicID: wire.NamedID(rc.topic),
 				PartitionID: p, SegmentsCount: uint32(1 + w.rng.IntN(2))}.Encode))
-		b.plan = append(b.plan, w.rcOp(rc, rcTail, wire.CmdGetTopic, "recreate-get-topic "+rc.stream+"/"+rc.topic,
-			wire.TopicRef{StreamID: wire.NamedID(rc.stream), TopicID: wire.NamedID(rc.topic)}.Encode))
+		b.plan = append(b.plan, w.recreateGetTopic(rc))
 	}
+}
+
+func (w *World) recreateGetTopic(rc *recreate) *op {
+	return w.rcOp(rc, rcTail, wire.CmdGetTopic, "recreate-get-topic "+rc.stream+"/"+rc.topic,
+		wire.TopicRef{StreamID: wire.NamedID(rc.stream), TopicID: wire.NamedID(rc.topic)}.Encode)
+}
+
+// recreateBulk is a send of B of just over a segment to partition p.
+func (w *World) recreateBulk(rc *recreate, p uint32) *op {
+	k := oracles.PartKey{Stream: rc.stream, Topic: rc.topic, Partition: p}
+	b, count, body := w.batchOf(k, recreateBulkMessages, recreateSegmentBytes/recreateBulkMessages+1)
+	rc.batches[b] = p
+	return &op{kind: opChurn, code: wire.CmdSendMessages, stream: fmt.Sprintf("recreate-bulk %s/%s/%d", k.Stream, k.Topic, p),
+		part: k, batch: b, count: count, body: body, rc: rc, step: rcSendNew}
 }
 
 // recreateSent notes a send attempt of a recreate.
@@ -219,6 +249,30 @@ func (w *World) settleRecreate(a *attempt, o *op, status wire.Code, payload []by
 		if status == wire.OK && rc.judged && rc.created {
 			w.recreatePolled(o, payload)
 		}
+	case rcTail:
+		if o.code == wire.CmdGetTopic && status == wire.OK {
+			w.recreateRead(o, payload)
+		}
+	}
+}
+
+// recreateRead checks a read of the new topic around its segment deletes
+// is well formed, and notes sealed segments and segments deleted.
+func (w *World) recreateRead(o *op, payload []byte) {
+	rc := o.rc
+	d, _, code := wire.DecodeTopicDetails(payload)
+	if code != wire.OK {
+		w.fail("protocol", fmt.Sprintf("%s: malformed reply", o))
+		return
+	}
+	for _, p := range d.Partitions {
+		if p.SegmentsCount > 1 {
+			w.marks.Hit(markRecreateSealed)
+		}
+		if n, ok := rc.segments[p.ID]; ok && p.SegmentsCount < n {
+			w.marks.Hit(markRecreateTruncated)
+		}
+		rc.segments[p.ID] = p.SegmentsCount
 	}
 }
 

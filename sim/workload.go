@@ -94,10 +94,15 @@ func (w *World) sendOp(t *topicInfo, k oracles.PartKey) *op {
 // newBatch draws the next batch for partition k: its number, its count of
 // messages and the SendMessages body.
 func (w *World) newBatch(k oracles.PartKey) (uint64, uint32, []byte) {
-	w.batches++
-	b := w.batches
 	count := 1 + w.rng.IntN(w.knobs.BatchMessagesMax)
 	size := 1 + w.rng.IntN(w.knobs.PayloadBytesMax)
+	return w.batchOf(k, count, size)
+}
+
+// batchOf builds the next batch for partition k: count messages of size bytes.
+func (w *World) batchOf(k oracles.PartKey, count, size int) (uint64, uint32, []byte) {
+	w.batches++
+	b := w.batches
 	msgs := make([]batch.Message, count)
 	now := w.hosts[0].clock.at(w.tick).NowMicros
 	for i := range msgs {
