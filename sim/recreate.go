@@ -10,16 +10,17 @@ import (
 
 // A recreate is churn of a sharded standalone node (Knobs.Shards > 1):
 // client A creates a stream and a topic with partitions in it, sends to
-// the topic and deletes it; as A sends the delete, another client B (an
-// idle one if there is) creates a topic of the same name in the same
-// stream without waiting for A's answer, sends to it and polls it from
-// offset 0, then (half the time after a send of just over a segment,
-// which seals one) deletes segments twice, reading the topic before and
-// right after each. The hosts' drops of the old partitions are often still pending
-// when B's create commits, so the front holds the new partitions' opens
-// and what follows for the stream (node.shard.open_held); the truncation
-// handed to a host parks the views that read its counters
-// (node.shard.view_parked).
+// the topic and deletes it (or the stream); as A sends the delete, another
+// client B (an idle one if there is) creates a topic of the same name in
+// the same stream (the stream first, if A deletes it) without waiting for
+// A's answer; ids are reused, so are the directories. B sends to it and
+// polls it from offset 0, then (half the time after a send of just over a
+// segment, which seals one) deletes segments twice, reading the topic
+// before and right after each. The drops of the old partitions are often
+// still pending when B's create commits, so the front holds the new
+// partitions' opens and what follows for the stream
+// (node.shard.open_held); the truncation handed to a host parks the views
+// that read its counters (node.shard.view_parked).
 //
 // The durability and porcupine oracles do not follow churned names, so
 // the recreate judges the new topic itself, once B's create succeeded at
@@ -73,6 +74,8 @@ type recreate struct {
 	judged        bool       // every old send was answered before the delete went out
 	created       bool       // B's create succeeded at its first attempt
 	createRetried bool
+	wholeStream   bool // A deletes the stream, B creates it again first
+	streamRetried bool
 	epoch         int               // the node's incarnation when B's create answered
 	first         *op               // B's first send transmitted
 	batches       map[uint64]uint32 // B's batches and their partitions
@@ -93,14 +96,24 @@ func (w *World) recreateOp(c *client) *op {
 	c.names++
 	rc := &recreate{stream: s, topic: fmt.Sprintf("y%d-%d", c.idx, c.names),
 		batches: map[uint64]uint32{}, acked: map[uint32][]ackedSend{}, segments: map[uint32]uint32{}}
-	parts := w.recreatePartitions()
+	// One partition may sit on the front alone: then no host drops one.
+	parts := uint32(1 + w.rng.IntN(recreatePartitionsMax))
 	c.plan = append(c.plan, w.recreateCreate(rc, rcSetup, parts))
 	for range 1 + w.rng.IntN(recreateSendsMax) {
 		c.plan = append(c.plan, w.recreateSend(rc, rcSendOld, w.rng.Uint32N(parts)))
 	}
-	c.plan = append(c.plan, w.rcOp(rc, rcDeleteOld, wire.CmdDeleteTopic, "recreate-delete "+s+"/"+rc.topic,
-		wire.TopicRef{StreamID: wire.NamedID(s), TopicID: wire.NamedID(rc.topic)}.Encode))
-	return w.rcOp(rc, rcSetup, wire.CmdCreateStream, "recreate-stream "+s, wire.CreateStreamRequest{Name: s}.Encode)
+	if rc.wholeStream = w.rng.IntN(2) == 0; rc.wholeStream {
+		c.plan = append(c.plan, w.rcOp(rc, rcDeleteOld, wire.CmdDeleteStream, "recreate-delete-stream "+s,
+			wire.StreamRef{StreamID: wire.NamedID(s)}.Encode))
+	} else {
+		c.plan = append(c.plan, w.rcOp(rc, rcDeleteOld, wire.CmdDeleteTopic, "recreate-delete "+s+"/"+rc.topic,
+			wire.TopicRef{StreamID: wire.NamedID(s), TopicID: wire.NamedID(rc.topic)}.Encode))
+	}
+	return w.recreateStream(rc, rcSetup)
+}
+
+func (w *World) recreateStream(rc *recreate, step recreateStep) *op {
+	return w.rcOp(rc, step, wire.CmdCreateStream, "recreate-stream "+rc.stream, wire.CreateStreamRequest{Name: rc.stream}.Encode)
 }
 
 func (w *World) recreatePartitions() uint32 { return uint32(2 + w.rng.IntN(recreatePartitionsMax-1)) }
@@ -174,6 +187,9 @@ func (w *World) handRecreate(a *client, rc *recreate) {
 		w.marks.Hit("sim.recreate.concurrent")
 	case len(free) > 0:
 		b = free[w.rng.IntN(len(free))]
+	}
+	if rc.wholeStream {
+		b.plan = append(b.plan, w.recreateStream(rc, rcCreateNew))
 	}
 	parts := w.recreatePartitions()
 	b.plan = append(b.plan, w.recreateCreate(rc, rcCreateNew, parts))
@@ -278,6 +294,14 @@ func (w *World) recreateRead(o *op, payload []byte) {
 
 func (w *World) recreateCreated(a *attempt, o *op, status wire.Code) {
 	rc := o.rc
+	c := a.link.client
+	if o.code == wire.CmdCreateStream {
+		if status == wire.StreamNameAlreadyExists && !rc.streamRetried {
+			rc.streamRetried = true // A's delete came after, as below
+			c.plan = append([]*op{w.recreateStream(rc, rcCreateNew)}, c.plan...)
+		}
+		return
+	}
 	switch {
 	case status == wire.OK && o.tries == 1:
 		rc.created, rc.epoch = true, w.hosts[0].epoch
@@ -287,7 +311,6 @@ func (w *World) recreateCreated(a *attempt, o *op, status wire.Code) {
 	case status == wire.TopicNameAlreadyExists && !rc.createRetried:
 		// A's delete came after: try once more, it is likely through now.
 		rc.createRetried = true
-		c := a.link.client
 		c.plan = append([]*op{w.recreateCreate(rc, rcCreateNew, o.partitions)}, c.plan...)
 	}
 }

@@ -90,7 +90,9 @@ func (w *World) stepShard(h *host, s int, in any) {
 }
 
 // submit queues shard s's disk requests on the host's disk under ids of
-// the disk's own.
+// the disk's own, in the shard's own queue: as each shard of a server runs
+// its own disk executor, nothing orders one shard's requests against
+// another's (a host's create below a directory the front deletes).
 func (w *World) submit(h *host, s int, reqs []storage.Request) {
 	set := &h.shards
 	for i := range reqs {
@@ -98,7 +100,7 @@ func (w *World) submit(h *host, s int, reqs []storage.Request) {
 		set.reqs[set.lastReq] = shardReq{shard: s, id: reqs[i].ID}
 		reqs[i].ID = set.lastReq
 	}
-	h.disk.Submit(reqs...)
+	h.disk.SubmitIn(s, reqs...)
 }
 
 // complete steps a completion into the shard whose request it answers.
