@@ -13,7 +13,8 @@
 // clock and process faults. A standalone node's process runs 1 to 3 shards
 // (knob shards, shards.go): the front (metadata, connections, some
 // partitions) and host shards of partitions, each a node.Node over the one
-// disk (requests renamed per shard, completions routed back); hand-offs
+// disk (requests renamed per shard, each shard's on its own queue, ordered
+// within it only, completions routed back); hand-offs
 // between shards are stepped among the client frames and disk completions
 // in an order the seed draws (each pair of shards in order), sometimes
 // only next tick; a crash, pause or fatal of one shard is the process's.
