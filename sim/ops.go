@@ -170,8 +170,10 @@ func (w *World) settleSend(a *attempt, status wire.Code, payload []byte) {
 	if status != wire.OK {
 		a.app.Outcome = oracles.OutcomeFailed
 		w.marks.Hit("sim.send.refused_" + fmt.Sprint(uint32(status)))
-		if notFound(status) {
-			w.unexpected(o, status) // the topic's create was acknowledged
+		if notFound(status) || status == wire.CannotSaveMessagesToSegment {
+			// The topic's create was acknowledged; and no write error is
+			// injected, so a log that cannot write lost its files.
+			w.unexpected(o, status)
 		}
 		return
 	}

@@ -258,6 +258,9 @@ func (w *World) settleRecreate(a *attempt, o *op, status wire.Code, payload []by
 	case rcCreateNew:
 		w.recreateCreated(a, o, status)
 	case rcSendNew:
+		if status == wire.CannotSaveMessagesToSegment {
+			w.unexpected(o, status) // no write error is injected: its files went
+		}
 		if status == wire.OK && rc.judged && rc.created {
 			w.recreateAcked(o, payload)
 		}
