@@ -10,7 +10,6 @@ import (
 
 	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/core/node"
-	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/clock"
 	"github.com/iggygo/iggy/io/storage"
@@ -40,34 +39,22 @@ type Loop struct {
 	ticks  uint64
 	reads  *readBuffers // per loop: lent and matched by this loop only
 	links  *shardLinks  // nil when the node runs one shard
-	core   int          // the core its thread is pinned to; -1: not pinned
 }
 
 // NewLoop wires the front node to its disk, job workers and transports;
 // booted runs once, when recovery is done and the node serves.
 func NewLoop(n *node.Node, d DiskExecutor, jobs *Jobs, hub *transport.Hub, log *slog.Logger, booted func()) *Loop {
-	return &Loop{node: n, disk: d, jobs: jobs, inbox: hub.Inbox(), hub: hub, log: log, booted: booted, reads: newReadBuffers(), core: -1}
+	return &Loop{node: n, disk: d, jobs: jobs, inbox: hub.Inbox(), hub: hub, log: log, booted: booted, reads: newReadBuffers()}
 }
 
 // NewHostLoop wires a host shard's node to its own disk; it replies to
 // connections through the hub but takes no client input.
 func NewHostLoop(n *node.Node, d DiskExecutor, hub *transport.Hub, log *slog.Logger) *Loop {
-	return &Loop{node: n, disk: d, hub: hub, log: log, reads: newReadBuffers(), core: -1}
-}
-
-// PinTo makes Run pin the loop's thread to core.
-func (l *Loop) PinTo(core int) {
-	assert.That(core >= 0, "core %d", core)
-	l.core = core
+	return &Loop{node: n, disk: d, hub: hub, log: log, reads: newReadBuffers()}
 }
 
 // Run steps the node until stop is closed or it reports a fatal error.
 func (l *Loop) Run(stop <-chan struct{}) error {
-	if l.core >= 0 {
-		if err := pinThread(l.core); err != nil {
-			l.log.Warn("cannot pin a shard's thread; it runs unpinned", "core", l.core, "err", err)
-		}
-	}
 	ticker := time.NewTicker(clock.TickMillis * time.Millisecond)
 	defer ticker.Stop()
 	l.node.Step(l.tick())

@@ -62,6 +62,9 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	}
 	plan, planLine := planShards(cfg, runtime.NumCPU())
 	log.Info(planLine)
+	if err := plan.pin(); err != nil {
+		log.Warn("cannot pin the server's threads; they run unpinned", "err", err)
+	}
 	hub := transport.NewHub()
 	listeners := &listeners{}
 	defer listeners.close(hub)

@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/iggygo/iggy/adapters/config"
 )
 
@@ -61,5 +63,21 @@ func TestPlanShards(t *testing.T) {
 		if tc.pinned && tc.first >= 0 && plan.cores[0] != tc.first {
 			t.Fatalf("%v: first shard on core %d, want %d", tc.env, plan.cores[0], tc.first)
 		}
+	}
+}
+
+// Pinning confines every thread of the process to the plan's cores: here
+// the cores it may already use, so the test changes nothing.
+func TestPinConfinesThreads(t *testing.T) {
+	plan := shardPlan{count: 1, cores: allowedCPUs()}
+	if err := plan.pin(); err != nil {
+		t.Fatal(err)
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	if set.Count() != len(plan.cores) {
+		t.Fatalf("affinity has %d cores, want %d", set.Count(), len(plan.cores))
 	}
 }
