@@ -169,25 +169,7 @@ func (w *World) nextPlanned(c *client) *op {
 // handRecreate plans the new topic's ops on a client other than a: an idle
 // one, acting this tick, else any without a plan, else a itself.
 func (w *World) handRecreate(a *client, rc *recreate) {
-	var idle, free []*client
-	for _, c := range w.clients {
-		if c == a || len(c.plan) > 0 || c.done {
-			continue
-		}
-		free = append(free, c)
-		if c.op == nil && c.att == nil {
-			idle = append(idle, c)
-		}
-	}
-	b := a
-	switch {
-	case len(idle) > 0:
-		b = idle[w.rng.IntN(len(idle))]
-		b.nextAt = min(b.nextAt, w.tick)
-		w.marks.Hit("sim.recreate.concurrent")
-	case len(free) > 0:
-		b = free[w.rng.IntN(len(free))]
-	}
+	b := w.recreator(a)
 	if rc.wholeStream {
 		b.plan = append(b.plan, w.recreateStream(rc, rcCreateNew))
 	}
@@ -203,17 +185,53 @@ func (w *World) handRecreate(a *client, rc *recreate) {
 		b.plan = append(b.plan, w.recreateBulk(rc, cut), w.recreateSend(rc, rcSendNew, cut))
 	}
 	for p := range parts {
-		b.plan = append(b.plan, &op{kind: opChurn, code: wire.CmdPollMessages, rc: rc, step: rcPollNew,
-			stream: fmt.Sprintf("recreate-poll %s/%s/%d", rc.stream, rc.topic, p),
-			part:   oracles.PartKey{Stream: rc.stream, Topic: rc.topic, Partition: p}, count: finalPollCount,
-			body: encode(wire.PollMessagesRequest{
-				Consumer: wire.Consumer{Kind: wire.ConsumerKindConsumer, ID: wire.NumericID(uint32(b.idx + 1))},
-				StreamID: wire.NamedID(rc.stream), TopicID: wire.NamedID(rc.topic),
-				Partition: wire.OptionalPartition{Given: true, ID: p}, Count: finalPollCount,
-				Strategy: wire.PollingStrategy{Kind: wire.PollOffset, Value: 0},
-			}.Encode)})
+		b.plan = append(b.plan, w.recreatePoll(rc, b, p))
 	}
 	b.plan = append(b.plan, w.recreateGetTopic(rc))
+	w.planTruncations(b, rc, cut, parts)
+}
+
+// recreator picks the client that creates the topic again: an idle one
+// if any (it acts this tick), else any other without a plan, else a.
+func (w *World) recreator(a *client) *client {
+	var idle, free []*client
+	for _, c := range w.clients {
+		if c == a || len(c.plan) > 0 || c.done {
+			continue
+		}
+		free = append(free, c)
+		if c.op == nil && c.att == nil {
+			idle = append(idle, c)
+		}
+	}
+	switch {
+	case len(idle) > 0:
+		b := idle[w.rng.IntN(len(idle))]
+		b.nextAt = min(b.nextAt, w.tick)
+		w.marks.Hit("sim.recreate.concurrent")
+		return b
+	case len(free) > 0:
+		return free[w.rng.IntN(len(free))]
+	}
+	return a
+}
+
+// recreatePoll reads partition p of the new topic from offset 0.
+func (w *World) recreatePoll(rc *recreate, b *client, p uint32) *op {
+	return &op{kind: opChurn, code: wire.CmdPollMessages, rc: rc, step: rcPollNew,
+		stream: fmt.Sprintf("recreate-poll %s/%s/%d", rc.stream, rc.topic, p),
+		part:   oracles.PartKey{Stream: rc.stream, Topic: rc.topic, Partition: p}, count: finalPollCount,
+		body: encode(wire.PollMessagesRequest{
+			Consumer: wire.Consumer{Kind: wire.ConsumerKindConsumer, ID: wire.NumericID(uint32(b.idx + 1))},
+			StreamID: wire.NamedID(rc.stream), TopicID: wire.NamedID(rc.topic),
+			Partition: wire.OptionalPartition{Given: true, ID: p}, Count: finalPollCount,
+			Strategy: wire.PollingStrategy{Kind: wire.PollOffset, Value: 0},
+		}.Encode)}
+}
+
+// planTruncations deletes segments (of the sealed partition first) and
+// reads the topic after each delete.
+func (w *World) planTruncations(b *client, rc *recreate, cut, parts uint32) {
 	for i := range recreateTruncations {
 		p := cut
 		if i > 0 {
