@@ -99,8 +99,8 @@ func (l *Log) appendRecord(rec []byte, nowMicros uint64, sync bool) (token, base
 // it (group commit). Appends to a segment whose files wait for the seal of
 // its predecessor stay queued. The node calls it once per step.
 func (l *Log) Flush() {
-	if l.phase != phaseReady || l.broken != wire.OK {
-		return
+	if l.phase != phaseReady || l.broken != wire.OK || l.markersDue > 0 {
+		return // appends wait for the incarnation's marker (revision.go)
 	}
 	n := 0
 	for n < len(l.queued) && l.queued[n].seg.state == segOpen {

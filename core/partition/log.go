@@ -37,6 +37,7 @@ const (
 	reqRecovery                   // a request of Recover
 	reqCleanup                    // deletion of a segment file (retention)
 	reqPurgeDelete                // deletion of a purged file: the marker waits for the last
+	reqMarker                     // create, truncate, write or sync of created.revision
 )
 
 type inflight struct {
@@ -53,6 +54,9 @@ type Log struct {
 	// broken is the code of the first write failure; the log then accepts
 	// no appends (the state of the tail on disk is unknown) until Purge.
 	broken wire.Code
+	// markersDue counts incarnation markers due and not yet durable; no
+	// append is written meanwhile (revision.go).
+	markersDue int
 
 	segments      []*segment // ascending start offsets; the last one is active
 	rolling       []*segment // rolled segments waiting to be sealed
@@ -110,6 +114,7 @@ func (l *Log) Create(revision uint64) {
 	assert.That(l.phase == phaseNew, "partition: Create in phase %d", l.phase)
 	l.revision = revision
 	l.resetEmpty()
+	l.dueMarker()
 	l.writeRevision()
 	l.phase = phaseReady
 }
@@ -144,6 +149,8 @@ func (l *Log) Complete(c storage.Completion) {
 		// found again at boot and deleted by retention then.
 	case reqPurgeDelete:
 		l.onPurgeDelete()
+	case reqMarker:
+		l.onMarker(f, c)
 	case reqSegCreate, reqIndexWrite, reqSeal:
 		l.onSegmentFile(f, c)
 	case reqChunkWrite, reqChunkSync:

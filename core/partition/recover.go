@@ -404,6 +404,7 @@ func (r *recovery) finish(l *Log) {
 		l.sealReady()
 	}
 	if r.rewriteMarker {
+		l.dueMarker()
 		l.writeRevision() // after every delete of an older incarnation's files
 	}
 	r.result.CurrentOffset = l.CurrentOffset()

@@ -86,8 +86,11 @@ func (l *Log) deleteOldest(k int) {
 func (l *Log) Purge(revision uint64) {
 	assert.That(l.phase == phaseReady, "partition: Purge in phase %d", l.phase)
 	l.revision = revision
+	l.dueMarker()
 	for id, f := range l.inflight {
-		if f.kind != reqPurgeDelete { // an earlier purge's marker still waits for them
+		// An earlier purge's marker still waits for its deletes, and a
+		// marker in flight is still counted as due.
+		if f.kind != reqPurgeDelete && f.kind != reqMarker {
 			f.kind = reqOrphan
 			l.inflight[id] = f
 		}

@@ -4,7 +4,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/io/storage"
+	"github.com/iggygo/iggy/wire"
 )
 
 // revisionFile names the incarnation that created a partition directory
@@ -24,10 +26,37 @@ func (l *Log) writeRevision() {
 		return
 	}
 	data := []byte(strconv.FormatUint(l.revision, 10) + "\n")
-	l.submit(storage.Request{Op: storage.OpCreate, File: l.revisionPath()}, reqCleanup, 0)
-	l.submit(storage.Request{Op: storage.OpTruncate, File: l.revisionPath()}, reqCleanup, 0)
-	l.submit(storage.Request{Op: storage.OpWrite, File: l.revisionPath(), Data: [][]byte{data}}, reqCleanup, 0)
-	l.submit(storage.Request{Op: storage.OpSync, File: l.revisionPath()}, reqCleanup, 0)
+	l.submit(storage.Request{Op: storage.OpCreate, File: l.revisionPath()}, reqMarker, 0)
+	l.submit(storage.Request{Op: storage.OpTruncate, File: l.revisionPath()}, reqMarker, 0)
+	l.submit(storage.Request{Op: storage.OpWrite, File: l.revisionPath(), Data: [][]byte{data}}, reqMarker, 0)
+	l.submit(storage.Request{Op: storage.OpSync, File: l.revisionPath()}, reqMarker, markerSynced)
+}
+
+// markerSynced tags the marker's sync among its requests.
+const markerSynced = 1
+
+// dueMarker notes a marker that must be durable before any append is
+// written: otherwise a crash could leave messages of this incarnation
+// beside no marker (a later boot adopts the directory, STOR-29, and with a
+// delete of it lost, an older incarnation's messages with it) or beside an
+// older incarnation's marker (a later boot deletes them as stale).
+func (l *Log) dueMarker() {
+	if l.revision > 0 {
+		l.markersDue++
+	}
+}
+
+// onMarker settles a marker request; a failed one breaks the log, which
+// cannot show its incarnation any more.
+func (l *Log) onMarker(f inflight, c storage.Completion) {
+	if c.Result != storage.ResultOK {
+		l.fail(wire.CannotSaveMessagesToSegment)
+		return
+	}
+	if f.ref == markerSynced {
+		assert.That(l.markersDue > 0, "partition: a marker synced that was not due")
+		l.markersDue--
+	}
 }
 
 // parseRevision reads a marker; false when it is not one.

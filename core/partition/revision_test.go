@@ -3,6 +3,7 @@ package partition
 import (
 	"testing"
 
+	"github.com/iggygo/iggy/io/storage"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -92,5 +93,45 @@ func TestPurgeRewritesRevision(t *testing.T) {
 	}
 	if r := h.reopenAt(12); r.Code != wire.OK || r.CurrentOffset != 0 || r.StaleRevision != 0 {
 		t.Fatalf("recovered %+v", r)
+	}
+}
+
+// No message of a new incarnation is written before its marker is durable:
+// a crash between the two would leave the messages beside no marker (or
+// an older one), and a later boot would adopt an older incarnation's
+// files as this one's, or delete this one's as stale.
+//
+// covers STOR-26, STOR-29
+func TestAppendsWaitForTheMarker(t *testing.T) {
+	h := &harness{t: t, cfg: testConfig(), disk: newFakeDisk(), now: 1_000_000}
+	h.log = New(h.cfg, h.disk)
+	h.log.Create(7)
+	h.log.Append(h.record(2), h.now, false)
+	h.log.Flush()
+	markerSync := -1
+	for i, r := range h.disk.queue {
+		if r.Op == storage.OpWrite && r.File != testDir+"/"+revisionFile {
+			t.Fatalf("request %d writes %s before the marker is durable", i, r.File)
+		}
+		if r.Op == storage.OpSync && r.File == testDir+"/"+revisionFile {
+			markerSync = i
+		}
+	}
+	if markerSync < 0 {
+		t.Fatal("no sync of the marker was asked for")
+	}
+	h.step() // the marker is synced; the next flush writes the append
+	if got := h.disk.get(testDir + "/" + revisionFile); string(got) != "7\n" {
+		t.Fatalf("marker %q", got)
+	}
+	if c := h.committed(); len(c) != 1 {
+		t.Fatalf("committed %v after the marker", c)
+	}
+	written := false
+	for _, r := range h.disk.log {
+		written = written || (r.Op == storage.OpWrite && r.File != testDir+"/"+revisionFile)
+		if r.Op == storage.OpSync && r.File == testDir+"/"+revisionFile && written {
+			t.Fatal("the append was written before the marker's sync ran")
+		}
 	}
 }
