@@ -39,18 +39,29 @@ func (d *fakeDisk) Submit(r storage.Request) storage.ReqID {
 	return r.ID
 }
 
-// runnable lists the queue positions that may run next: the first request
-// of each file.
+// runnable lists the queue positions that may run next: requests with no
+// earlier request on the same file or on a directory above it or below it
+// (a tree delete runs in order with everything below it, as the real disk).
 func (d *fakeDisk) runnable() []int {
-	seen := make(map[string]bool)
 	var idx []int
 	for i, r := range d.queue {
-		if !seen[r.File] {
-			seen[r.File] = true
+		blocked := false
+		for _, q := range d.queue[:i] {
+			if within(r.File, q.File) || within(q.File, r.File) {
+				blocked = true
+				break
+			}
+		}
+		if !blocked {
 			idx = append(idx, i)
 		}
 	}
 	return idx
+}
+
+// within says whether path is dir or lies below it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+"/")
 }
 
 // step executes one request and hands its completion to l; false when idle.

@@ -113,9 +113,14 @@ func New(cfg Config, disk Disk) *Log {
 func (l *Log) Create(revision uint64) {
 	assert.That(l.phase == phaseNew, "partition: Create in phase %d", l.phase)
 	l.revision = revision
-	l.resetEmpty()
+	// A delete of an earlier incarnation lost to a crash leaves its files
+	// behind, and a create keeps an existing file's bytes: a new partition
+	// starts from an empty directory (swarm seed 60883 served a deleted
+	// topic's messages as a new one's).
+	l.submit(storage.Request{Op: storage.OpDeleteTree, File: l.cfg.Dir}, reqMarker, 0)
 	l.dueMarker()
 	l.writeRevision()
+	l.resetEmpty()
 	l.phase = phaseReady
 }
 

@@ -46,10 +46,11 @@ func (l *Log) dueMarker() {
 	}
 }
 
-// onMarker settles a marker request; a failed one breaks the log, which
-// cannot show its incarnation any more.
+// onMarker settles a marker request (or Create's delete of what an earlier
+// incarnation left); a failed one breaks the log, which cannot show its
+// incarnation any more.
 func (l *Log) onMarker(f inflight, c storage.Completion) {
-	if c.Result != storage.ResultOK {
+	if c.Result != storage.ResultOK && c.Result != storage.ResultNotFound {
 		l.fail(wire.CannotSaveMessagesToSegment)
 		return
 	}
