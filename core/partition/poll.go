@@ -222,26 +222,19 @@ func (l *Log) onPollRead(c storage.Completion) {
 		needLen = 0
 		h := batch.ParseHeader(data)
 		rec := data[:h.Length]
-		// Checked before its count or timestamp decides anything: a record
-		// whose count read as 0 was skipped as before the wanted offsets,
-		// and a poll answered nothing where messages were (swarm seeds
-		// 60757, 60883, with reads corrupted by the simulator's disk).
-		if h.Length < recordBytesMin || h.BaseOffset != p.expect || !l.recordReads(rec) {
+		if h.Length < recordBytesMin || h.BaseOffset != p.expect {
 			l.pollCorrupt(p)
 			return
 		}
 		data = data[len(rec):]
 		p.position += h.Length
-		p.expect = h.BaseOffset + uint64(h.Count)
-		if p.byTimestamp && !p.found {
-			if h.BaseTimestamp < p.timestamp {
-				continue
-			}
-			p.found = true
-			p.col.start = h.BaseOffset
+		take, ok := l.walkRecord(p, rec, h)
+		if !ok {
+			l.pollCorrupt(p)
+			return
 		}
-		if p.expect <= p.col.start {
-			continue // before the wanted offsets: only its header was needed
+		if !take {
+			continue
 		}
 		if !p.col.take(rec, h.BaseOffset, h.Count) {
 			l.finishPoll(p.id, &p.col)
@@ -251,15 +244,41 @@ func (l *Log) onPollRead(c storage.Completion) {
 	l.continuePoll(p, needLen)
 }
 
-// recordReads re-hashes a record a poll read (validate_checksum); the
-// layout, count included, is checked always, since walking and slicing
-// records rely on it.
-func (l *Log) recordReads(rec []byte) bool {
-	check := batch.Validate
-	if l.cfg.SkipReadChecksums || canarySkipChecksum {
-		check = batch.ValidateLayout
+// walkRecord checks a record a poll read and says whether the poll takes
+// it. Its count, and when searching by timestamp its timestamp, decide
+// that, so they are checked before they are trusted: the layout, count
+// included, always (a count read as 0 once made a poll skip the record it
+// wanted and answer nothing, swarm seed 60757); the checksums before a
+// timestamp decides or the record is served (validate_checksum). A record
+// before the wanted offsets is not hashed.
+func (l *Log) walkRecord(p *pendingPoll, rec []byte, h batch.Header) (take, ok bool) {
+	if _, code := batch.ValidateLayout(rec); code != wire.OK {
+		return false, false
 	}
-	_, code := check(rec)
+	p.expect = h.BaseOffset + uint64(h.Count)
+	if p.byTimestamp && !p.found {
+		if !l.checksumsHold(rec) {
+			return false, false
+		}
+		if h.BaseTimestamp < p.timestamp {
+			return false, true
+		}
+		p.found = true
+		p.col.start = h.BaseOffset
+	}
+	if p.expect <= p.col.start {
+		return false, true // before the wanted offsets: only its header was needed
+	}
+	return true, l.checksumsHold(rec)
+}
+
+// checksumsHold re-hashes a record a poll read, unless validate_checksum
+// is off.
+func (l *Log) checksumsHold(rec []byte) bool {
+	if l.cfg.SkipReadChecksums || canarySkipChecksum {
+		return true
+	}
+	_, code := batch.Validate(rec)
 	return code == wire.OK
 }
 
