@@ -57,7 +57,7 @@ const dirHeldMax = 1 << 20
 // (inFlight); held are hand-offs for the stream that must wait for both.
 type dirDelete struct {
 	drops, inFlight int
-	topics          []topicKey // whose directories go once drops is 0
+	topics          []topicKey // whose directories are deleted once drops is 0
 	held            []ShardMessage
 }
 
