@@ -1,8 +1,6 @@
 package node
 
 import (
-	"slices"
-
 	"github.com/iggygo/iggy/core/partition"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/storage"
@@ -78,11 +76,18 @@ func (n *Node) closeLog(k partKey) {
 	delete(n.sentStats, k)
 }
 
+// hostReport is what the front last heard of a hosted partition.
+type hostReport struct {
+	stats     partition.Stats
+	sealedGen uint64
+}
+
 // statsChanged marks k's counters for the next report to the front.
 func (n *Node) statsChanged(k partKey) {
-	if !n.isHost() || slices.Contains(n.statsDirty, k) {
+	if !n.isHost() || n.statsDirtySet[k] {
 		return
 	}
+	n.statsDirtySet[k] = true
 	n.statsDirty = append(n.statsDirty, k)
 }
 
@@ -94,18 +99,19 @@ func (n *Node) reportStats() {
 		if !ok {
 			continue
 		}
-		st := log.Stats()
+		now := hostReport{stats: log.Stats(), sealedGen: log.SealedGen()}
 		last, sent := n.sentStats[k]
-		if sent && last == st {
+		if sent && last == now {
 			continue
 		}
-		m := shardStats{k: k, stats: st}
-		if !sent || last.SegmentsCount != st.SegmentsCount || last.CurrentOffset != st.CurrentOffset {
-			m.sealed = log.SealedEnds(sealedMirrorMax)
+		m := shardStats{k: k, stats: now.stats}
+		if !sent || last.sealedGen != now.sealedGen {
+			m.sealed = log.SealedEnds(sealedMirrorMax) // rare: a seal or a delete
 		}
-		n.sentStats[k] = st
+		n.sentStats[k] = now
 		n.toShard(0, m)
 	}
+	clear(n.statsDirtySet)
 	n.statsDirty = n.statsDirty[:0]
 }
 

@@ -37,8 +37,9 @@ type state struct {
 	remotes map[partKey]*remotePart
 	// statsDirty are hosted partitions whose counters the front has not
 	// seen yet, sentStats what it last saw (hosts only).
-	statsDirty []partKey
-	sentStats  map[partKey]partition.Stats
+	statsDirty    []partKey
+	statsDirtySet map[partKey]bool
+	sentStats     map[partKey]hostReport
 	// dirDeletes are the streams whose directory waits for hosts to delete
 	// partitions under it, or is being deleted (removedirs.go).
 	dirDeletes map[uint32]*dirDelete
@@ -79,22 +80,23 @@ type state struct {
 
 func newState() *state {
 	return &state{
-		clients:    map[wire.U128]*client{},
-		conns:      map[bus.ConnID]*conn{},
-		partitions: map[partKey]*partition.Log{},
-		remotes:    map[partKey]*remotePart{},
-		sentStats:  map[partKey]partition.Stats{},
-		dirDeletes: map[uint32]*dirDelete{},
-		pgroups:    map[partKey]*pgroup{},
-		logGens:    map[partKey]uint64{},
-		waiting:    map[uint64]waiter{},
-		forwards:   map[wire.U128]forwarded{},
-		idle:       map[wire.U128]idleSession{},
-		writes:     map[writeKey]pendingWrite{},
-		jobs:       map[uint64]func(compute.Result){},
-		policies:   map[topicKey]durability{},
-		polls:      map[uint64]pendingPoll{},
-		balanced:   map[topicKey]uint32{},
+		clients:       map[wire.U128]*client{},
+		conns:         map[bus.ConnID]*conn{},
+		partitions:    map[partKey]*partition.Log{},
+		remotes:       map[partKey]*remotePart{},
+		sentStats:     map[partKey]hostReport{},
+		statsDirtySet: map[partKey]bool{},
+		dirDeletes:    map[uint32]*dirDelete{},
+		pgroups:       map[partKey]*pgroup{},
+		logGens:       map[partKey]uint64{},
+		waiting:       map[uint64]waiter{},
+		forwards:      map[wire.U128]forwarded{},
+		idle:          map[wire.U128]idleSession{},
+		writes:        map[writeKey]pendingWrite{},
+		jobs:          map[uint64]func(compute.Result){},
+		policies:      map[topicKey]durability{},
+		polls:         map[uint64]pendingPoll{},
+		balanced:      map[topicKey]uint32{},
 	}
 }
 

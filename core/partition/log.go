@@ -57,6 +57,10 @@ type Log struct {
 	// markersDue counts incarnation markers due and not yet durable; no
 	// append is written meanwhile (revision.go).
 	markersDue int
+	// sealedGen changes whenever the deletable segments change (a seal
+	// completes, segments are deleted, the log starts empty): SealedEnds
+	// need not be recomputed while it stays.
+	sealedGen uint64
 
 	segments      []*segment // ascending start offsets; the last one is active
 	rolling       []*segment // rolled segments waiting to be sealed
@@ -126,6 +130,7 @@ func (l *Log) Create(revision uint64) {
 
 // resetEmpty makes the log one empty segment at offset 0 and creates its files.
 func (l *Log) resetEmpty() {
+	l.sealedGen++
 	s := &segment{state: segOpen}
 	l.segments = []*segment{s}
 	l.rolling = nil

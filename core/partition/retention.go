@@ -65,6 +65,7 @@ func (l *Log) Tick(nowMicros uint64) int {
 }
 
 func (l *Log) deleteOldest(k int) {
+	l.sealedGen++
 	assert.That(k <= l.deletable(), "partition: deleting %d segments, %d deletable", k, l.deletable())
 	for _, s := range l.segments[:k] {
 		s.deleted = true

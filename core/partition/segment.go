@@ -97,6 +97,7 @@ func (l *Log) onSegmentFile(f inflight, c storage.Completion) {
 		return
 	}
 	s.state = segSealed
+	l.sealedGen++
 	assert.That(l.rolling[0] == s, "partition: segments sealed out of order")
 	l.rolling = l.rolling[1:]
 	succ := l.segments[i+1]

@@ -11,6 +11,9 @@ func (l *Log) SealedWatermark(n uint32) uint64 {
 	return l.segments[k-1].next - 1
 }
 
+// SealedGen changes whenever SealedEnds would answer differently.
+func (l *Log) SealedGen() uint64 { return l.sealedGen }
+
 // SealedEnds is the last offset of each of the oldest deletable segments,
 // at most max of them: SealedWatermark(n) for n = 1..len, for a mirror of
 // the log on another shard.
