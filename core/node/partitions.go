@@ -249,7 +249,7 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		}
 		if n.isHost() {
 			n.reportStats()
-			n.toShard(0, shardRecovered{k: k})
+			n.toShard(0, shardRecovered{})
 			return
 		}
 		n.boot.partitionRecovered()

@@ -58,7 +58,7 @@ const dirHeldMax = 1 << 20
 type dirDelete struct {
 	drops, inFlight int
 	topics          []topicKey // whose directories are deleted once drops is 0
-	held            []ShardMessage
+	held            []partBody
 }
 
 // submitDirDelete deletes a stream's or topic's directory on the front's
@@ -108,8 +108,8 @@ func (n *Node) releaseDirDelete(stream uint32) {
 		return
 	}
 	delete(n.dirDeletes, stream)
-	for _, m := range d.held {
-		_, open := m.body.(shardOpen)
-		n.streamSend(m.body.(partBody), open)
+	for _, b := range d.held {
+		_, open := b.(shardOpen)
+		n.streamSend(b, open)
 	}
 }

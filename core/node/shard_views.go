@@ -22,10 +22,13 @@ type parkedView struct {
 	code wire.Command
 }
 
-// mirrorReaders are the views that read hosted partitions' counters.
-var mirrorReaders = map[wire.Command]bool{
-	wire.CmdGetStream: true, wire.CmdGetStreams: true, wire.CmdGetTopic: true,
-	wire.CmdGetTopics: true, wire.CmdGetStats: true,
+// readsMirror says whether a view reads hosted partitions' counters.
+func readsMirror(code wire.Command) bool {
+	switch code {
+	case wire.CmdGetStream, wire.CmdGetStreams, wire.CmdGetTopic, wire.CmdGetTopics, wire.CmdGetStats:
+		return true
+	}
+	return false
 }
 
 // awaitApplied counts a purge or truncation handed to a host.
@@ -33,7 +36,7 @@ func (n *Node) awaitApplied() { n.mirrorWaits++ }
 
 // parkView holds a view while hosts still apply purges or truncations.
 func (n *Node) parkView(c *conn, h wire.RequestHeader, body []byte, code wire.Command) bool {
-	if n.mirrorWaits == 0 || !mirrorReaders[code] {
+	if n.mirrorWaits == 0 || !readsMirror(code) {
 		return false
 	}
 	n.cfg.Marks.Hit("node.shard.view_parked")

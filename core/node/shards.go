@@ -108,7 +108,7 @@ type (
 		stats  partition.Stats
 		sealed []uint64 // nil: unchanged since the last report
 	}
-	shardRecovered struct{ k partKey }
+	shardRecovered struct{}
 	// shardDropped: the partition's files are deleted.
 	shardDropped struct{ k partKey }
 	// shardApplied: a purge or truncation is applied, its counters sent.
@@ -189,14 +189,13 @@ func (n *Node) dropRemote(k partKey) { n.streamSend(shardDrop{k: k}, false) }
 // as pending work of the stream, and its topic's directory goes after it.
 func (n *Node) streamSend(b partBody, open bool) {
 	k := b.part()
-	m := ShardMessage{From: n.cfg.Shard, To: n.ownerShard(k), body: b}
 	d := n.dirDeletes[k.stream]
 	if d != nil && (open || len(d.held) > 0) {
 		if open {
 			n.cfg.Marks.Hit("node.shard.open_held")
 		}
 		assert.That(len(d.held) < dirHeldMax, "%d hand-offs wait for stream %d's directory", len(d.held), k.stream)
-		d.held = append(d.held, m)
+		d.held = append(d.held, b)
 		return
 	}
 	if _, drop := b.(shardDrop); drop {
@@ -207,7 +206,7 @@ func (n *Node) streamSend(b partBody, open bool) {
 		d.drops++
 		d.topics = append(d.topics, topicKey{k.stream, k.topic})
 	}
-	n.ready.Shards = append(n.ready.Shards, m)
+	n.toShard(n.ownerShard(k), b)
 }
 
 // hasPartition says whether k is a partition of this node (on any shard).
