@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"strconv"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -66,18 +68,32 @@ func TestPlanShards(t *testing.T) {
 	}
 }
 
-// Pinning confines every thread of the process to the plan's cores: here
-// the cores it may already use, so the test changes nothing.
+// Pinning confines every thread of the process to the plan's cores: one
+// core here, then every allowed core again.
 func TestPinConfinesThreads(t *testing.T) {
-	plan := shardPlan{count: 1, cores: allowedCPUs()}
-	if err := plan.pin(); err != nil {
+	allowed := allowedCPUs()
+	restore := shardPlan{count: 1, cores: allowed}
+	t.Cleanup(func() {
+		if err := restore.pin(); err != nil {
+			t.Errorf("restoring the affinity: %v", err)
+		}
+	})
+	one := shardPlan{count: 1, cores: allowed[len(allowed)-1:]}
+	if err := one.pin(); err != nil {
 		t.Fatal(err)
 	}
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if set.Count() != len(plan.cores) {
-		t.Fatalf("affinity has %d cores, want %d", set.Count(), len(plan.cores))
+	for _, task := range tasks {
+		tid, _ := strconv.Atoi(task.Name())
+		var set unix.CPUSet
+		if err := unix.SchedGetaffinity(tid, &set); err != nil {
+			continue // the thread ended meanwhile
+		}
+		if set.Count() != 1 || !set.IsSet(one.cores[0]) {
+			t.Fatalf("thread %d may run on %d cores, want only core %d", tid, set.Count(), one.cores[0])
+		}
 	}
 }
