@@ -26,6 +26,7 @@ fuzz:
 	@scripts/fuzz-all.sh $(FUZZTIME)
 
 lint:
+	@scripts/check-docs.sh
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
 	$(GO) vet ./...
 
