@@ -333,7 +333,11 @@ func partitionOf(a *args) wire.OptionalPartition {
 	return wire.OptionalPartition{Given: true, ID: a.u32("partition", 0)}
 }
 
+// consumerOf is consumer=ID (default 1), or group=ID for a consumer group.
 func consumerOf(a *args) wire.Consumer {
+	if a.has("group") {
+		return wire.Consumer{Kind: wire.ConsumerKindGroup, ID: ident(a.str("group", ""))}
+	}
 	return wire.Consumer{Kind: wire.ConsumerKindConsumer, ID: ident(a.str("consumer", "1"))}
 }
 
