@@ -169,6 +169,7 @@ func TestBenchAgainstServer(t *testing.T) {
 	common := []string{"--addr", addr, "--actors", "2", "--message-size", "1000", "--messages-per-batch", "100", "--duration", "1s"}
 	checkResult(t, benchJSON(t, append([]string{"pinned-producer"}, common...)...), 2)
 	checkResult(t, benchJSON(t, append([]string{"pinned-consumer"}, common...)...), 2)
+	checkResult(t, benchJSON(t, append([]string{"pinned-consumer", "--cold", "--stream-prefix", "cold"}, common...)...), 2)
 	checkResult(t, benchJSON(t, append([]string{"pinned-producer", "--durability", "persisted"}, common...)...), 2)
 	pc := benchJSON(t, append([]string{"pinned-producer-and-consumer"}, common...)...)
 	checkResult(t, pc, 4)
