@@ -70,7 +70,11 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	defer listeners.close(hub)
 	var listenErr error
 	sources := snapshotSources(cfg)
-	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources) })
+	standIn, err := crypto.StandInHash()
+	if err != nil {
+		return fmt.Errorf("stand-in password hash: %w", err)
+	}
+	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources, standIn) })
 	defer jobs.Close()
 	shards, err := newShardLoops(cfg, ncfg, plan, jobs, hub, log, func() {
 		if logFile != nil {
