@@ -18,16 +18,17 @@ import (
 
 // Bounds of the hostile-login tests (issue 11 items 4 and 5).
 const (
-	floodAttackers        = 100
-	floodWarmup           = time.Second
-	floodGoodLogins       = 20
-	floodGoodLoginMax     = 3 * time.Second // one good login under the flood
-	floodAttackerTimeout  = 2 * time.Second // an attacker gives up on a held login
-	timingSamples         = 8
-	timingRatioMax        = 3.0 // unknown vs known user, either way round
-	attackerIP            = "127.0.0.1"
-	goodIP                = "127.0.0.2"
-	timingFirstSourceByte = 10 // timing logins come from 127.0.0.10 and up
+	floodAttackers          = 100
+	floodWarmup             = 3 * time.Second
+	floodGoodLogins         = 20
+	floodGoodLoginMax       = 3 * time.Second // one good login under the flood
+	floodAttackerTimeout    = 2 * time.Second // an attacker gives up on a held login
+	timingSamples           = 8
+	timingRatioMax          = 3.0 // unknown vs known user, either way round
+	attackerIP              = "127.0.0.1"
+	goodIP                  = "127.0.0.2"
+	attackerSourceFirstByte = 100 // further attacker sources: 127.0.0.101 and up
+	timingFirstSourceByte   = 10  // timing logins come from 127.0.0.10 and up
 )
 
 // dialFrom connects from a loopback source address, skipping the test where
@@ -48,14 +49,28 @@ func requireSource(t *testing.T, s *server, ip string) {
 	c.Close()
 }
 
-// A flood of wrong-password logins for root, from one source, does not
-// starve root's good logins from another: each succeeds within a bound
-// (the flood used to fill every password job slot, and good logins got
-// eviction 12 or waited seconds).
+// A flood of wrong-password logins for root, from one source or spread
+// over 20, does not starve root's good logins from another: each succeeds
+// within a bound (the flood used to fill every password job slot, and good
+// logins got eviction 12 or waited seconds).
 func TestLoginFloodDoesNotStarveGoodLogins(t *testing.T) {
+	for _, sources := range []int{1, 20} {
+		t.Run(fmt.Sprintf("sources=%d", sources), func(t *testing.T) { loginFlood(t, sources) })
+	}
+}
+
+// loginFlood runs floodAttackers attackers from the given number of source
+// addresses (127.0.0.1, then 127.0.0.100 and up) against the good client.
+func loginFlood(t *testing.T, sources int) {
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true})
 	requireSource(t, s, goodIP)
-	requireSource(t, s, attackerIP)
+	attackerIPs := []string{attackerIP}
+	for i := 1; i < sources; i++ {
+		attackerIPs = append(attackerIPs, fmt.Sprintf("127.0.0.%d", attackerSourceFirstByte+i))
+	}
+	for _, ip := range attackerIPs {
+		requireSource(t, s, ip)
+	}
 
 	stop := make(chan struct{})
 	var attempts, refused atomic.Int64
@@ -64,13 +79,14 @@ func TestLoginFloodDoesNotStarveGoodLogins(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			ip := attackerIPs[i%len(attackerIPs)]
 			for {
 				select {
 				case <-stop:
 					return
 				default:
 				}
-				c, err := dialFrom(t, s, attackerIP, floodAttackerTimeout)
+				c, err := dialFrom(t, s, ip, floodAttackerTimeout)
 				if err != nil {
 					time.Sleep(10 * time.Millisecond)
 					continue
@@ -106,8 +122,8 @@ func TestLoginFloodDoesNotStarveGoodLogins(t *testing.T) {
 
 	slices.Sort(latencies)
 	p50, worst := latencies[len(latencies)/2], latencies[len(latencies)-1]
-	t.Logf("%d attackers (%s, wrong passwords for root): %d attempts, %d refused or timed out; good client (%s): %d/%d logins succeeded, latency p50 %v max %v",
-		floodAttackers, attackerIP, attempts.Load(), refused.Load(), goodIP,
+	t.Logf("%d attackers from %d sources (wrong passwords for root): %d attempts, %d refused or timed out; good client (%s): %d/%d logins succeeded, latency p50 %v max %v",
+		floodAttackers, sources, attempts.Load(), refused.Load(), goodIP,
 		floodGoodLogins-failures, floodGoodLogins, p50.Round(time.Millisecond), worst.Round(time.Millisecond))
 	if worst > floodGoodLoginMax {
 		t.Errorf("a good login took %v under the flood, bound %v", worst, floodGoodLoginMax)

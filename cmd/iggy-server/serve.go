@@ -28,7 +28,8 @@ import (
 const serverVersion = "0.10.0-go"
 
 // jobWorkers run the node's compute jobs (argon2id, diagnostic archives) off
-// the loop, one per core of the target machine.
+// the loop, one per core of the target machine. The node hands out as many
+// login checks at once (core/node/logins.go), so none waits behind another.
 const jobWorkers = 2
 
 // diskRequestsQueuedMax bounds the disk requests in flight; the node's own

@@ -6,8 +6,9 @@ import "container/list"
 // and for the same username, wait (issue 11 item 4). The first
 // loginFailuresFree failures cost nothing; each one after waits twice as
 // long as the last, from loginBackoffBaseTicks up to the table's cap. A
-// success forgets both entries; an entry with no failure for
-// loginFailuresForgetTicks is forgotten too. A waiting login is held, not
+// success forgets its source's entry, not its username's (a flood against
+// root must not be reset by root's own logins); an entry with no failure
+// for loginFailuresForgetTicks is forgotten. A waiting login is held, not
 // refused (logins.go): its answer is the true one, only later.
 //
 // The tables are admission state of this node, not replicated: every

@@ -9,19 +9,19 @@ import (
 
 // Password logins wait in a queue per source address and take turns: each
 // argon2id check is the next eligible login of the next source in round
-// robin, so a flood of bad logins from some sources delays a login from
-// another by about one turn of the sources, not by the flood (issue 11
-// item 4: a flood used to fill every job slot, and good logins got
-// eviction 12). At most loginChecksInFlightMax checks are handed out, so
-// the workers' queue stays short; a source has at most
-// loginChecksPerSourceMax of them. A login is eligible once its source's
-// backoff ended and, if its source has failed before, its username's
-// (loginbackoff.go): a source with no failure on record is never held by
-// a username's backoff, so a flood against a username cannot lock its
-// owner out from elsewhere.
+// robin, sources with no failure on record before the others, so a flood
+// of bad logins from some sources delays a login from another by at most
+// the checks already out, not by the flood (issue 11 item 4: a flood used
+// to fill every job slot, and good logins got eviction 12). At most
+// loginChecksInFlightMax checks are handed out, so the workers' queue
+// stays short; a source has at most loginChecksPerSourceMax of them. A
+// login is eligible once its source's backoff ended and, if its source has
+// failed before, its username's (loginbackoff.go): a source with no
+// failure on record is never held by a username's backoff, so a flood
+// against a username cannot lock its owner out from elsewhere.
 const (
-	loginChecksInFlightMax    = 4
-	loginChecksPerSourceMax   = 2
+	loginChecksInFlightMax    = 2 // the server's job workers: no check queues behind another
+	loginChecksPerSourceMax   = 1
 	loginsWaitingMax          = 1024
 	loginsWaitingPerSourceMax = 64
 )
@@ -98,32 +98,35 @@ func (n *Node) startLoginChecks() {
 	}
 }
 
-// nextLogin takes the oldest eligible login of the next source in turn.
-// With none eligible it sets wakeTick to the earliest tick one may be.
+// nextLogin takes the oldest eligible login of the next source in turn,
+// sources with no failure on record first: a flood's sources have failed,
+// so a client that never failed (or logged in since) waits for no turn of
+// theirs. With none eligible it sets wakeTick to the earliest tick one may be.
 func (n *Node) nextLogin() (*pendingLogin, string, bool) {
-	q := n.logins
+	q, now := n.logins, n.now.Ticks
 	wake := uint64(0)
-	for range len(q.turns) {
-		q.cursor %= len(q.turns)
-		source := q.turns[q.cursor]
-		src := q.sources[source]
-		q.cursor++
-		if src.checking >= loginChecksPerSourceMax {
-			continue // a check of this source will end and wake the queue
-		}
-		until := n.loginBlockedUntil(source, src.waiting[0].l.Username)
-		if until > n.now.Ticks {
-			n.cfg.Marks.Hit("node.login.backoff_held")
-			if wake == 0 || until < wake {
-				wake = until
+	for _, cleanOnly := range []bool{true, false} {
+		for i := range len(q.turns) {
+			t := (q.cursor + i) % len(q.turns)
+			source := q.turns[t]
+			src := q.sources[source]
+			if cleanOnly && q.bySource.lookup(source, now) != nil || src.checking >= loginChecksPerSourceMax {
+				continue // a check of a source at its limit will end and wake the queue
 			}
-			continue
+			if until := n.loginBlockedUntil(source, src.waiting[0].l.Username); until > now {
+				n.cfg.Marks.Hit("node.login.backoff_held")
+				if wake == 0 || until < wake {
+					wake = until
+				}
+				continue
+			}
+			p := src.waiting[0]
+			q.cursor = t + 1
+			src.checking++ // before the source may leave the turns
+			q.checking++
+			n.removeWaiting(source, 0)
+			return p, source, true
 		}
-		p := src.waiting[0]
-		src.checking++ // before the source may leave the turns
-		q.checking++
-		n.removeWaiting(source, 0)
-		return p, source, true
 	}
 	q.wakeTick = wake
 	return nil, "", false
@@ -176,8 +179,9 @@ func (n *Node) startLoginCheck(p *pendingLogin, source string) {
 		n.loginChecked(source)
 		now := n.now.Ticks
 		if res.Code == 0 && known && p.l.LengthsValid() && u.Status == metadata.UserActive {
+			// The source proved it knows the password; the username keeps
+			// its record, or any success would reopen it to a flood.
 			n.logins.bySource.forget(source)
-			n.logins.byUser.forget(p.l.Username)
 			p.then(u.ID, 0)
 		} else {
 			n.logins.bySource.failed(source, now)
