@@ -26,7 +26,7 @@ func init() {
 	commands = map[string]command{
 		"boot": cmdBoot, "restart": cmdRestart, "crash": cmdCrash, "tick": cmdTick,
 		"settle":    func(w *world, a *args) { a.done(0); w.requireUp(); w.settle() },
-		"disk-step": cmdDiskStep, "ls": cmdLs, "jobs": cmdJobs,
+		"disk-step": cmdDiskStep, "ls": cmdLs, "jobs": cmdJobs, "job-step": cmdJobStep,
 		"connect": cmdConnect, "disconnect": cmdDisconnect, "login": cmdLogin, "logout": cmdLogout,
 		"ping": cmdPing, "raw": cmdRaw, "resend": cmdResend,
 		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
@@ -165,6 +165,26 @@ func cmdJobs(w *world, a *args) {
 	a.done(0)
 	w.requireUp()
 	w.takeReady()
+	w.listJobs()
+}
+
+// job-step: answer only the oldest job handed out, then list the jobs
+// pending (without settling the disk).
+func cmdJobStep(w *world, a *args) {
+	a.done(0)
+	w.requireUp()
+	w.takeReady()
+	if len(w.jobs) == 0 {
+		a.fail("no job is pending")
+	}
+	j := w.jobs[0]
+	w.jobs = w.jobs[1:]
+	w.node.Step(runJob(j))
+	w.takeReady()
+	w.listJobs()
+}
+
+func (w *world) listJobs() {
 	for _, j := range w.jobs {
 		switch j.Kind {
 		case compute.KindVerifyPassword:
