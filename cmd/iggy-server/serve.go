@@ -28,7 +28,8 @@ import (
 const serverVersion = "0.10.0-go"
 
 // jobWorkers run the node's compute jobs (argon2id, diagnostic archives) off
-// the loop, one per core of the target machine.
+// the loop, one per core of the target machine. The node hands out as many
+// login checks at once (core/node/logins.go), so none waits behind another.
 const jobWorkers = 2
 
 // diskRequestsQueuedMax bounds the disk requests in flight; the node's own
@@ -70,7 +71,11 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	defer listeners.close(hub)
 	var listenErr error
 	sources := snapshotSources(cfg)
-	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources) })
+	standIn, err := crypto.StandInHash()
+	if err != nil {
+		return fmt.Errorf("stand-in password hash: %w", err)
+	}
+	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources, standIn) })
 	defer jobs.Close()
 	shards, err := newShardLoops(cfg, ncfg, plan, jobs, hub, log, func() {
 		if logFile != nil {

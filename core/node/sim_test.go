@@ -274,10 +274,15 @@ func (w *world) closeConn(c *simClient) {
 // noReplies reports every request that got nothing once all is quiet.
 func (w *world) noReplies() {
 	for _, c := range w.sortedClients() {
+		var held []*request
 		for _, r := range c.awaiting {
+			if r.held {
+				held = append(held, r)
+				continue
+			}
 			w.printf("%sno reply (%s)", r.prefix(w), r.what)
 		}
-		c.awaiting = nil
+		c.awaiting = held
 	}
 }
 

@@ -76,6 +76,7 @@ type state struct {
 
 	jobs      map[uint64]func(compute.Result) // handed out, awaiting their result
 	nextJobID uint64
+	logins    *logins // password logins waiting for their check, and backoff
 }
 
 func newState() *state {
@@ -97,6 +98,7 @@ func newState() *state {
 		policies:      map[topicKey]durability{},
 		polls:         map[uint64]pendingPoll{},
 		balanced:      map[topicKey]uint32{},
+		logins:        newLogins(),
 	}
 }
 
