@@ -135,9 +135,12 @@ func DecodeHello(frame []byte, cmd wire.FrameCommand) (Hello, error) {
 	return h, nil
 }
 
-// ClearMAC zeroes the MAC of an encoded challenge: a MAC covers the frame
-// as it would be without itself. The checksums are not recomputed.
-func ClearMAC(frame []byte) { clear(frame[offHsMAC : offHsMAC+MACSize]) }
+// ClearMAC zeroes the MAC of an encoded challenge and reseals it: a MAC
+// covers the frame as it was encoded without the MAC.
+func ClearMAC(frame []byte) {
+	clear(frame[offHsMAC : offHsMAC+MACSize])
+	seal(frame)
+}
 
 // AppendFinish appends the dialer's finish frame (16): its MAC alone.
 func AppendFinish(dst []byte, cluster wire.U128, from, to uint8, mac [MACSize]byte) []byte {
