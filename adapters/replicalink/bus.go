@@ -61,9 +61,9 @@ func New(cfg Config, listener net.Listener) (*Bus, error) {
 		listener = ln
 	}
 	b := &Bus{cfg: cfg, keys: deriveKeys(cfg.Secret, cfg.PreviousSecret), ln: listener,
-		codec:      replica.Codec{Cluster: cfg.Cluster, Release: cfg.Identity.stamp(), SizeMax: cfg.FrameSizeMax},
-		slots:      map[uint8][]*slot{}, handshakes: make(chan struct{}, handshakesMax),
-		pending:    map[net.Conn]struct{}{}}
+		codec: replica.Codec{Cluster: cfg.Cluster, Release: cfg.Identity.stamp(), SizeMax: cfg.FrameSizeMax},
+		slots: map[uint8][]*slot{}, handshakes: make(chan struct{}, handshakesMax),
+		pending: map[net.Conn]struct{}{}}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	for _, p := range cfg.Peers {
 		for i := range cfg.LinksPerPeer {
