@@ -40,6 +40,9 @@ const (
 	// writeBufferKeepBytesMax: a writer keeps its encode buffer between
 	// frames up to this size; a larger one (a big prepare) is let go.
 	writeBufferKeepBytesMax = 1 << 20
+	// readBufferSizeMax bounds message_bus.replica_read_buffer_size as a
+	// link's buffer.
+	readBufferSizeMax = 64 << 20
 )
 
 // Identity is what two replicas must share to link (VSR-4). It names the
