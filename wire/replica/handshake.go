@@ -44,12 +44,11 @@ const hsFlagAuth = 1 << 0
 type Refusal uint8
 
 const (
-	RefusedNone      Refusal = 0
-	RefusedIdentity  Refusal = 1 // cluster, protocol, release or storage format differ (VSR-4)
-	RefusedLinks     Refusal = 2 // replica_connections_per_peer differs (VSR-10)
-	RefusedRoster    Refusal = 3 // the sender or the addressee is not who the roster says
-	RefusedAuth      Refusal = 4 // cluster.auth on one side only, or a MAC that fails
-	RefusedLinksFull Refusal = 5 // the acceptor holds its bound of links
+	RefusedNone     Refusal = 0
+	RefusedIdentity Refusal = 1 // cluster, protocol, release or storage format differ (VSR-4)
+	RefusedLinks    Refusal = 2 // replica_connections_per_peer differs (VSR-10)
+	RefusedRoster   Refusal = 3 // the sender or the addressee is not who the roster says
+	RefusedAuth     Refusal = 4 // cluster.auth on one side only, or a MAC that fails
 )
 
 // Hello opens a link (frame 14, the dialer's), and Challenge answers it
@@ -188,8 +187,6 @@ func (r Refusal) String() string {
 		return "roster"
 	case RefusedAuth:
 		return "auth"
-	case RefusedLinksFull:
-		return "links full"
 	}
 	return fmt.Sprintf("refusal %d", uint8(r))
 }
