@@ -67,7 +67,7 @@ func exchange(t *testing.T, nodes []*tnode) {
 // Three nodes with two links per peer and different shard counts link
 // (each link opening with its preamble and a hello carrying the link
 // count) and exchange every message kind both ways.
-// covers VSR-6, VSR-7, VSR-11
+// covers VSR-11
 func TestLinksExchangeEveryKind(t *testing.T) {
 	nodes := cluster(t, 3, func(i int, c *Config) {
 		c.LinksPerPeer = 2

@@ -57,7 +57,7 @@ func (b *Bus) install(s *slot, c net.Conn) *conn {
 // run serves the link until it breaks: the writer on its own goroutine,
 // the reader on this one.
 func (l *conn) run() {
-	go l.write()
+	l.b.wg.Go(l.write) // the caller is in the wait group, so Close waits for both
 	err := l.b.readFrames(l.c, l.s.peer)
 	select {
 	case <-l.done: // closed on purpose
