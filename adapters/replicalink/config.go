@@ -38,8 +38,9 @@ const (
 	// Config.ReconnectPeriod.
 	reconnectDelayMin = 50 * time.Millisecond
 	// writeBufferKeepBytesMax: a writer keeps its encode buffer between
-	// frames up to this size; a larger one (a big prepare) is let go.
-	writeBufferKeepBytesMax = 1 << 20
+	// frames up to this size, enough for a prepare of a 1 MiB batch
+	// (re-allocating it cost a zeroing per frame); a larger one is let go.
+	writeBufferKeepBytesMax = 2 << 20
 	// readBufferSizeMax bounds message_bus.replica_read_buffer_size as a
 	// link's buffer.
 	readBufferSizeMax = 64 << 20
