@@ -1,7 +1,7 @@
 package replicalink
 
 import (
-		"sync/atomic"
+	"sync/atomic"
 	"testing"
 	"time"
 
