@@ -16,14 +16,9 @@ const retryPause = 50 * time.Microsecond
 // retried, not dropped.
 func BenchmarkLinkPrepare1MiB(b *testing.B) {
 	var got atomic.Int64
-	nodes := cluster(&testing.T{}, 2, func(i int, c *Config) {
+	nodes := cluster(b, 2, func(i int, c *Config) {
 		c.Deliver = func(node.PeerMessage) { got.Add(1) }
 	})
-	defer func() {
-		for _, n := range nodes {
-			_ = n.bus.Close()
-		}
-	}()
 	for nodes[0].bus.Linked(1) == 0 {
 		time.Sleep(retryPause)
 	}

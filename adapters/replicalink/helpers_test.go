@@ -70,7 +70,7 @@ func testConfig(id int, addrs []string) Config {
 }
 
 // cluster starts n nodes on 127.0.0.1:0; tune adjusts each config.
-func cluster(t *testing.T, n int, tune func(i int, c *Config)) []*tnode {
+func cluster(t testing.TB, n int, tune func(i int, c *Config)) []*tnode {
 	t.Helper()
 	lns := make([]net.Listener, n)
 	addrs := make([]string, n)
@@ -93,7 +93,7 @@ func cluster(t *testing.T, n int, tune func(i int, c *Config)) []*tnode {
 }
 
 // start runs a node on ln (or on a fresh listener of addr when ln is nil).
-func start(t *testing.T, cfg Config, ln net.Listener) *tnode {
+func start(t testing.TB, cfg Config, ln net.Listener) *tnode {
 	t.Helper()
 	tn := &tnode{cfg: cfg, log: &logBuf{}, got: make(chan node.PeerMessage, 4096)}
 	if cfg.Log == nil {
