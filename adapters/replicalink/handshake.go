@@ -29,7 +29,7 @@ func refuse(code replica.Refusal, format string, args ...any) *refusal {
 	return &refusal{code: code, reason: fmt.Sprintf(format, args...)}
 }
 
-// readHandshakeFrame reads one whole handshake frame of cmd.
+// readHandshakeFrame reads one whole handshake frame (its header checked).
 func readHandshakeFrame(r io.Reader) ([]byte, error) {
 	var h [replica.HeaderSize]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
