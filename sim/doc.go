@@ -52,7 +52,8 @@
 //     per path (more are dropped), clogged paths that hold everything for
 //     a while, partitions (symmetric, asymmetric, one replica isolated)
 //     that heal after a drawn time. A crashed replica loses what was in
-//     flight to it.
+//     flight to it. Every message travels encoded as a replica frame
+//     (package wire/replica) and decoded, as on a real link.
 //   - Clients: SDK-like, real frames built with package wire; one request in
 //     flight, timeouts, and after a lost connection a reconnect under the
 //     same client id (a resume) and the same frame again: a metadata retry
