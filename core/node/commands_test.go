@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/io/storage"
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
 )
@@ -16,7 +17,7 @@ var scriptFlags = []string{"nowait", "torn", "balanced", "next", "auto-commit", 
 type command func(w *world, a *args)
 
 // commands is the script language. World commands: boot, restart, crash,
-// tick, settle, disk-step, ls. Client commands name the client first; with
+// tick, settle, disk-step, ls, rm. Client commands name the client first; with
 // the flag nowait they only hand the frame over (and the node's disk
 // requests to the disk), and their reply shows up in a later command's output.
 var commands map[string]command
@@ -25,7 +26,7 @@ func init() {
 	commands = map[string]command{
 		"boot": cmdBoot, "restart": cmdRestart, "crash": cmdCrash, "tick": cmdTick,
 		"settle":    func(w *world, a *args) { a.done(0); w.requireUp(); w.settle() },
-		"disk-step": cmdDiskStep, "ls": cmdLs,
+		"disk-step": cmdDiskStep, "ls": cmdLs, "rm": cmdRm,
 		"connect": cmdConnect, "disconnect": cmdDisconnect, "login": cmdLogin, "logout": cmdLogout,
 		"ping": cmdPing, "raw": cmdRaw, "resend": cmdResend,
 		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
@@ -157,6 +158,25 @@ func cmdDiskStep(w *world, a *args) {
 	}
 	w.printf("%d disk requests pending", w.disk.Pending())
 }
+
+// rm path: an operator deletes a file while the node is quiet (nothing in
+// flight on the disk); the delete is durable at once.
+func cmdRm(w *world, a *args) {
+	path := a.arg(0)
+	a.done(1)
+	if w.disk.Pending() > 0 {
+		a.fail("rm %s: %d disk requests in flight", path, w.disk.Pending())
+	}
+	w.disk.Submit(storage.Request{ID: rmRequestID, Op: storage.OpDelete, File: path})
+	c, _ := w.disk.Next()
+	if c.Result != storage.ResultOK {
+		a.fail("rm %s: result %d", path, c.Result)
+	}
+	w.printf("removed %s", path)
+}
+
+// rmRequestID tags the disk request of rm, which no node waits for.
+const rmRequestID = storage.ReqID(1 << 62)
 
 // ls [prefix]: files with their volatile and durable sizes.
 func cmdLs(w *world, a *args) {

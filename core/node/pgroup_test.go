@@ -59,8 +59,8 @@ func (cl *cclient) do(code wire.Command, body []byte) (wire.Code, []byte) {
 	return replyOutcome(cl.c.t, cl.call(h, body))
 }
 
-func (cl *cclient) createTopic(stream, topic string) {
-	q := wire.CreateTopicRequest{StreamID: wire.NamedID(stream), Name: topic, PartitionsCount: 1}
+func (cl *cclient) createTopic(stream, topic string, opts ...wire.Option) {
+	q := wire.CreateTopicRequest{StreamID: wire.NamedID(stream), Name: topic, PartitionsCount: 1, Options: opts}
 	mustOK(cl.c.t, first(cl.do(wire.CmdCreateTopic, encode(q.Encode))))
 }
 
@@ -111,13 +111,13 @@ func (cl *cclient) poll(stream, topic string, count uint32) (wire.Code, uint32, 
 
 // partitionClient logs a client in on replica 0 and creates stream "s"
 // with topic "t" of one partition, whose group then runs everywhere; the
-// client then moves to the partition's primary.
-func (c *testCluster) partitionClient() *cclient {
+// client then moves to the partition's primary. opts are the topic's.
+func (c *testCluster) partitionClient(opts ...wire.Option) *cclient {
 	cl := c.client(1)
 	cl.connect(0)
 	mustOK(c.t, cl.login())
 	mustOK(c.t, cl.createStream("s", false))
-	cl.createTopic("s", "t")
+	cl.createTopic("s", "t", opts...)
 	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
 	if p := c.partitionPrimary(); p != 0 {
 		cl.connect(p)
