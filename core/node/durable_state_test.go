@@ -175,7 +175,7 @@ func TestClusterKeepsOffsetsAheadOfACutLog(t *testing.T) {
 		mustOK(t, sent(cl.send("s", "t", 2)))
 	}
 	mustOK(t, cl.storeOffset(23, false)) // the last message, in the last record
-	for range 3 { // reads are ops too: the checkpoint at op 16 covers the store
+	for range 3 {                        // reads are ops too: the checkpoint at op 16 covers the store
 		if off, found := cl.offset(); !found || off != 23 {
 			t.Fatalf("offset %d found %t", off, found)
 		}
