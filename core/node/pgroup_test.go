@@ -141,6 +141,20 @@ func (c *testCluster) partitionPrimary() int {
 	return p
 }
 
+// rotLastRecord stops replica i and flips a byte of the last record of its
+// first partition's segment (boot scans from the last index entry, and
+// cuts the log there), then starts it again.
+func (c *testCluster) rotLastRecord(i int) {
+	c.stop(i, false)
+	img, ok := c.hosts[i].disk.File(partition0Seg)
+	if !ok || len(img.Durable) < 200 {
+		c.t.Fatalf("segment %s: %d bytes", partition0Seg, len(img.Durable))
+	}
+	img.Durable[len(img.Durable)-10] ^= 0xFF
+	c.hosts[i].disk.PutFile(partition0Seg, img.Durable)
+	c.start(i)
+}
+
 // backupOf is the k-th replica (k >= 1) after replica p.
 func (c *testCluster) backupOf(p, k int) int { return (p + k) % len(c.hosts) }
 
@@ -312,15 +326,8 @@ func TestClusterPartitionRefetchAfterDamage(t *testing.T) {
 	}
 	p := c.partitionPrimary()
 	damaged := c.backupOf(p, 1)
-	c.stop(damaged, false)
-	seg := "streams/0/topics/0/partitions/0/00000000000000000000.log"
-	img, ok := c.hosts[damaged].disk.File(seg)
-	if !ok || len(img.Durable) < 200 {
-		t.Fatalf("segment %s: %d bytes", seg, len(img.Durable))
-	}
-	img.Durable[len(img.Durable)-10] ^= 0xFF // in the last record: boot scans from the last index entry
-	c.hosts[damaged].disk.PutFile(seg, img.Durable)
-	c.start(damaged)
+	c.rotLastRecord(damaged)
+	seg := partition0Seg
 	mustOK(t, sent(cl.send("s", "t", 2)))
 	c.until("the damaged replica caught up", func() bool { return c.partitionConverged(13) })
 	c.until("its log equal to the primary's", func() bool {

@@ -136,13 +136,19 @@ func scanTests(module string) (map[testKey][]string, map[string]bool, error) {
 	return claims, old, err
 }
 
+// readNoting reads a file and notes every ID in it for the old count.
+func readNoting(path string, old map[string]bool) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	for _, id := range idPattern.FindAllString(string(data), -1) {
+		old[id] = true
+	}
+	return data, err
+}
+
 func scanGoFile(path, pkg string, claims map[testKey][]string, old map[string]bool) error {
-	src, err := os.ReadFile(path)
+	src, err := readNoting(path, old)
 	if err != nil {
 		return err
-	}
-	for _, id := range idPattern.FindAllString(string(src), -1) {
-		old[id] = true
 	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
@@ -196,12 +202,9 @@ func coversIDs(text string) []string {
 }
 
 func scanTranscript(path, pkg string, claims map[testKey][]string, old map[string]bool) error {
-	data, err := os.ReadFile(path)
+	data, err := readNoting(path, old)
 	if err != nil {
 		return err
-	}
-	for _, id := range idPattern.FindAllString(string(data), -1) {
-		old[id] = true
 	}
 	if filepath.Base(filepath.Dir(path)) != "testdata" {
 		return nil
