@@ -274,6 +274,17 @@ func status(outcome map[testKey]result, k testKey) result {
 	return r
 }
 
+// skippedOnly: every test that names the ID but did not prove it was
+// skipped (rather than failed or not run).
+func skippedOnly(whys []string) bool {
+	for _, w := range whys {
+		if !strings.HasPrefix(w, "skip ") {
+			return false
+		}
+	}
+	return len(whys) > 0
+}
+
 func report(known map[string]bool, claims map[testKey][]string, old map[string]bool, outcome map[testKey]result) {
 	proven := map[string]bool{}
 	unproven := map[string][]string{} // ID -> why, per test
@@ -312,10 +323,9 @@ func report(known map[string]bool, claims map[testKey][]string, old map[string]b
 			if old[id] {
 				o++
 			}
-			switch {
-			case proven[id]:
+			if proven[id] {
 				p++
-			case len(unproven[id]) > 0:
+			} else if skippedOnly(unproven[id]) {
 				open++
 			}
 		}
@@ -323,7 +333,6 @@ func report(known map[string]bool, claims map[testKey][]string, old map[string]b
 		tTotal, tOld, tProven, tOpen = tTotal+total, tOld+o, tProven+p, tOpen+open
 	}
 	fmt.Printf("%-6s %6d %6d %6d %6d\n", "all", tTotal, tOld, tProven, tOpen)
-	fmt.Println("\nopen (named only by tests that were skipped, failed or did not run):")
 	ids := make([]string, 0, len(unproven))
 	for id := range unproven {
 		if !proven[id] {
@@ -331,9 +340,19 @@ func report(known map[string]bool, claims map[testKey][]string, old map[string]b
 		}
 	}
 	slices.Sort(ids)
-	for _, id := range ids {
-		for _, why := range unproven[id] {
-			fmt.Printf("  %s: %s\n", id, why)
+	for _, skipped := range []bool{true, false} {
+		if skipped {
+			fmt.Println("\nopen: named only by skipped tests (known bugs):")
+		} else {
+			fmt.Println("\nnot proven: named by tests that failed or did not run:")
+		}
+		for _, id := range ids {
+			if skippedOnly(unproven[id]) != skipped {
+				continue
+			}
+			for _, why := range unproven[id] {
+				fmt.Printf("  %s: %s\n", id, why)
+			}
 		}
 	}
 	if len(unknown) > 0 {
