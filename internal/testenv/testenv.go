@@ -29,14 +29,25 @@ func VectorsMissing(tb testing.TB, dir string, err error) {
 // draw(). It logs the seed and how to replay it, so a failure names both.
 func Seed(tb testing.TB, draw func() uint64) uint64 {
 	tb.Helper()
-	seed := draw()
-	if s := os.Getenv(SeedVar); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			tb.Fatalf("%s=%q: %v", SeedVar, s, err)
-		}
-		seed = v
+	seed, ok := Replay(tb)
+	if !ok {
+		seed = draw()
 	}
 	tb.Logf("seed %d (replay: %s=%d go test -run '^%s$')", seed, SeedVar, seed, tb.Name())
 	return seed
+}
+
+// Replay returns the seed IGGY_TEST_SEED names, if it is set: a test that
+// runs a range of seeds then runs that one alone.
+func Replay(tb testing.TB) (uint64, bool) {
+	tb.Helper()
+	s := os.Getenv(SeedVar)
+	if s == "" {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		tb.Fatalf("%s=%q: %v", SeedVar, s, err)
+	}
+	return v, true
 }
