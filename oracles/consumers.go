@@ -28,12 +28,15 @@ type OffsetGet struct {
 	Call, Return Time
 }
 
-// Marks of the cases CheckConsumerOffsets judged: a read after a crash
-// that the last acknowledged store's policy covers (persisted, or
-// replicated across a kill) and one it does not (CGRP-9, CGRP-12).
+// Marks of the cases CheckConsumerOffsets judged, a read after a crash
+// since the last acknowledged store (CGRP-9, CGRP-12): a persisted store,
+// which every crash keeps; a replicated one across kills only, which keep
+// it too; and one a crash may have lost (replicated across a power loss,
+// or none).
 const (
-	MarkOffsetCoveredCrash   = "oracle.consumer_offsets.covered_crash_checked"
-	MarkOffsetUncoveredCrash = "oracle.consumer_offsets.uncovered_crash_checked"
+	MarkOffsetPersistedCrash = "oracle.consumer_offsets.persisted_across_crash"
+	MarkOffsetReplicatedKill = "oracle.consumer_offsets.replicated_across_kill"
+	MarkOffsetUncoveredCrash = "oracle.consumer_offsets.uncovered_crash"
 )
 
 // CheckConsumerOffsets judges every offset read against the consumer's
@@ -144,7 +147,11 @@ func checkGet(h *History, g *OffsetGet, stores []*OffsetStore, marks mark.Sink) 
 	}
 	head, nonEmpty := headFloor(h, g.Part, c.crashes)
 	if c.covered() {
-		marks.Hit(MarkOffsetCoveredCrash)
+		if c.last.Policy == DurabilityPersisted {
+			marks.Hit(MarkOffsetPersistedCrash)
+		} else {
+			marks.Hit(MarkOffsetReplicatedKill)
+		}
 		if !nonEmpty {
 			return nil // the partition may have come back empty: the offset deleted
 		}

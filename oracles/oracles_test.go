@@ -141,17 +141,17 @@ func TestConsumerOffsetsAcrossCrash(t *testing.T) {
 		ok     bool
 		mark   string
 	}{
-		{DurabilityPersisted, CrashPowerLoss, true, 5, true, MarkOffsetCoveredCrash},
-		{DurabilityPersisted, CrashPowerLoss, true, 3, false, MarkOffsetCoveredCrash},
-		{DurabilityPersisted, CrashPowerLoss, true, 0, false, MarkOffsetCoveredCrash}, // a clamp below the kept log
-		{DurabilityPersisted, CrashPowerLoss, false, 0, false, MarkOffsetCoveredCrash},
-		{DurabilityReplicated, CrashKill, true, 3, false, MarkOffsetCoveredCrash},
-		{DurabilityReplicated, CrashKill, true, 5, true, MarkOffsetCoveredCrash},
+		{DurabilityPersisted, CrashPowerLoss, true, 5, true, MarkOffsetPersistedCrash},
+		{DurabilityPersisted, CrashPowerLoss, true, 3, false, MarkOffsetPersistedCrash},
+		{DurabilityPersisted, CrashPowerLoss, true, 0, false, MarkOffsetPersistedCrash}, // a clamp below the kept log
+		{DurabilityPersisted, CrashPowerLoss, false, 0, false, MarkOffsetPersistedCrash},
+		{DurabilityReplicated, CrashKill, true, 3, false, MarkOffsetReplicatedKill},
+		{DurabilityReplicated, CrashKill, true, 5, true, MarkOffsetReplicatedKill},
 		{DurabilityReplicated, CrashPowerLoss, true, 3, true, MarkOffsetUncoveredCrash},
 		{DurabilityReplicated, CrashPowerLoss, false, 0, true, MarkOffsetUncoveredCrash},
 		{DurabilityReplicated, CrashPowerLoss, true, 2, false, MarkOffsetUncoveredCrash}, // never stored, below the head
 		{DurabilityNone, CrashKill, true, 3, true, MarkOffsetUncoveredCrash},
-		{DurabilityPersisted, CrashPowerLoss, true, 6, false, MarkOffsetCoveredCrash}, // above every store
+		{DurabilityPersisted, CrashPowerLoss, true, 6, false, MarkOffsetPersistedCrash}, // above every store
 	} {
 		marks := mark.Counts{}
 		err := CheckConsumerOffsets(crashHistory(tc.policy, tc.crash, tc.found, tc.value), marks)
@@ -203,7 +203,7 @@ func TestOffsetsCurrentMonotonic(t *testing.T) {
 
 // A sweep that never hit a required mark is vacuous and must fail.
 func TestCheckVacuity(t *testing.T) {
-	c := mark.Counts{MarkRestart: 1, MarkPorcupineRead: 3, MarkOffsetCoveredCrash: 1, MarkOffsetUncoveredCrash: 1}
+	c := mark.Counts{MarkRestart: 1, MarkPorcupineRead: 3, MarkOffsetPersistedCrash: 1, MarkOffsetReplicatedKill: 1, MarkOffsetUncoveredCrash: 1}
 	if err := CheckVacuity(c, SweepRequired...); err == nil || !strings.Contains(err.Error(), MarkLostUnsynced) {
 		t.Fatalf("missing mark: %v", err)
 	}

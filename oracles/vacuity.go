@@ -22,7 +22,7 @@ const (
 // SweepRequired are the marks every sweep of one node must hit (a replica
 // set records no crash, so its offset reads are never judged across one).
 var SweepRequired = []string{MarkRestart, MarkLostUnsynced, MarkPorcupineRead,
-	MarkOffsetCoveredCrash, MarkOffsetUncoveredCrash}
+	MarkOffsetPersistedCrash, MarkOffsetReplicatedKill, MarkOffsetUncoveredCrash}
 
 // CheckVacuity fails when a required mark was never hit.
 func CheckVacuity(c mark.Counts, required ...string) error {
