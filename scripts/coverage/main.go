@@ -355,6 +355,14 @@ func report(known map[string]bool, claims map[testKey][]string, old map[string]b
 			}
 		}
 	}
+	var mentioned []string
+	for id := range old {
+		if known[id] && !proven[id] && len(unproven[id]) == 0 {
+			mentioned = append(mentioned, id)
+		}
+	}
+	slices.Sort(mentioned)
+	fmt.Printf("\nin the old count only (mentioned in a test or .txt file, claimed by no test): %s\n", strings.Join(mentioned, " "))
 	if len(unknown) > 0 {
 		fmt.Println("\nnamed but not in the catalogue:")
 		for _, u := range unknown {
