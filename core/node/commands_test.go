@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/iggygo/iggy/io/bus"
-	"github.com/iggygo/iggy/io/storage"
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
 )
@@ -26,7 +25,7 @@ func init() {
 	commands = map[string]command{
 		"boot": cmdBoot, "restart": cmdRestart, "crash": cmdCrash, "tick": cmdTick,
 		"settle":    func(w *world, a *args) { a.done(0); w.requireUp(); w.settle() },
-		"disk-step": cmdDiskStep, "ls": cmdLs, "rm": cmdRm,
+		"disk-step": cmdDiskStep, "ls": cmdLs,
 		"connect": cmdConnect, "disconnect": cmdDisconnect, "login": cmdLogin, "logout": cmdLogout,
 		"ping": cmdPing, "raw": cmdRaw, "resend": cmdResend,
 		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
@@ -34,6 +33,7 @@ func init() {
 		"create-user": cmdCreateUser, "update-permissions": cmdUpdatePermissions,
 		"send": cmdSend, "poll": cmdPoll,
 		"store-offset": cmdStoreOffset, "get-offset": cmdGetOffset, "delete-offset": cmdDeleteOffset,
+		"rm": cmdRm,
 	}
 }
 
@@ -167,16 +167,11 @@ func cmdRm(w *world, a *args) {
 	if w.disk.Pending() > 0 {
 		a.fail("rm %s: %d disk requests in flight", path, w.disk.Pending())
 	}
-	w.disk.Submit(storage.Request{ID: rmRequestID, Op: storage.OpDelete, File: path})
-	c, _ := w.disk.Next()
-	if c.Result != storage.ResultOK {
-		a.fail("rm %s: result %d", path, c.Result)
+	if err := w.removeFile(path); err != nil {
+		a.fail("rm %s: %v", path, err)
 	}
 	w.printf("removed %s", path)
 }
-
-// rmRequestID tags the disk request of rm, which no node waits for.
-const rmRequestID = storage.ReqID(1 << 62)
 
 // ls [prefix]: files with their volatile and durable sizes.
 func cmdLs(w *world, a *args) {
