@@ -159,20 +159,6 @@ func cmdDiskStep(w *world, a *args) {
 	w.printf("%d disk requests pending", w.disk.Pending())
 }
 
-// rm path: an operator deletes a file while the node is quiet (nothing in
-// flight on the disk); the delete is durable at once.
-func cmdRm(w *world, a *args) {
-	path := a.arg(0)
-	a.done(1)
-	if w.disk.Pending() > 0 {
-		a.fail("rm %s: %d disk requests in flight", path, w.disk.Pending())
-	}
-	if err := w.removeFile(path); err != nil {
-		a.fail("rm %s: %v", path, err)
-	}
-	w.printf("removed %s", path)
-}
-
 // ls [prefix]: files with their volatile and durable sizes.
 func cmdLs(w *world, a *args) {
 	prefix := ""
@@ -186,6 +172,20 @@ func cmdLs(w *world, a *args) {
 			w.printf("%s %d (durable %d)", p, len(img.Volatile), len(img.Durable))
 		}
 	}
+}
+
+// rm path: an operator deletes a file while the node is quiet (nothing in
+// flight on the disk); the delete is durable at once.
+func cmdRm(w *world, a *args) {
+	path := a.arg(0)
+	a.done(1)
+	if w.disk.Pending() > 0 {
+		a.fail("rm %s: %d disk requests in flight", path, w.disk.Pending())
+	}
+	if err := w.removeFile(path); err != nil {
+		a.fail("rm %s: %v", path, err)
+	}
+	w.printf("removed %s", path)
 }
 
 // clientOf returns the client a command names first, creating it on first
