@@ -194,7 +194,7 @@ func FuzzReadMessage(f *testing.F) {
 		if binaryMsg {
 			typ = ws.MessageBinary
 		}
-		frame, err := readMessage(typ, bytes.NewReader(msg), wire.FrameSizeMax)
+		frame, err := readMessage(typ, bytes.NewReader(msg), wire.FrameSizeMax, nil)
 		if err != nil {
 			return
 		}

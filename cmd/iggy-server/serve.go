@@ -65,7 +65,7 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err := plan.pin(); err != nil {
 		log.Warn("cannot pin the server's threads; they run unpinned", "err", err)
 	}
-	hub := transport.NewHub()
+	hub := transport.NewHubLimits(transport.Limits{Grace: cfg.MessageBus.HandshakeGrace})
 	listeners := &listeners{}
 	defer listeners.close(hub)
 	var listenErr error
