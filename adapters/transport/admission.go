@@ -35,13 +35,19 @@ type Limits struct {
 	Grace time.Duration
 }
 
+// FrameTimeout is how long a frame (or an HTTP request) of size bytes may
+// take to arrive once started: the grace and its size at the slowest rate.
+func (l Limits) FrameTimeout(size int) time.Duration {
+	return l.Grace + time.Duration(size)*time.Second/ReadBytesPerSecondMin
+}
+
 // FrameDeadline is when a frame of size bytes that started at start must
-// have arrived whole; the zero time when Grace is 0.
+// have arrived whole; the zero time (none) when Grace is 0.
 func (l Limits) FrameDeadline(start time.Time, size int) time.Time {
 	if l.Grace <= 0 {
 		return time.Time{}
 	}
-	return start.Add(l.Grace + time.Duration(size)*time.Second/ReadBytesPerSecondMin)
+	return start.Add(l.FrameTimeout(size))
 }
 
 // budget counts the bytes held by connections without a login.

@@ -42,10 +42,11 @@ type Server struct {
 
 // Listen binds addr, with TLS when tlsCfg is not nil.
 func Listen(addr string, tlsCfg *tls.Config, hub *transport.Hub, opts Options, log *slog.Logger) (*Server, error) {
-	ln, err := net.Listen("tcp", addr)
+	raw, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("websocket listen on %s: %w", addr, err)
 	}
+	var ln net.Listener = transport.NewListener(raw, "websocket", log)
 	if tlsCfg != nil {
 		ln = tls.NewListener(ln, tlsCfg)
 	}

@@ -49,7 +49,11 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	}
 	log, logFile := configuredLogger(cfg, infos, warnings)
 	defer logFile.Close()
-	raiseOpenFileLimit(log)
+	plan, planLine := planShards(cfg, runtime.NumCPU())
+	// Before storage is touched: a limit too low refuses the start (OPS-15).
+	if err := checkOpenFileLimit(cfg, plan.count, raiseOpenFileLimit(log)); err != nil {
+		return err
+	}
 	notify := newNotifier(log, stop)
 	defer notify.Close()
 	root, err := prepareStorage(cfg, f)
@@ -60,7 +64,6 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err != nil {
 		return err
 	}
-	plan, planLine := planShards(cfg, runtime.NumCPU())
 	log.Info(planLine)
 	if err := plan.pin(); err != nil {
 		log.Warn("cannot pin the server's threads; they run unpinned", "err", err)
