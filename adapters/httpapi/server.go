@@ -130,7 +130,7 @@ func (s *Server) Listen(addr string) error {
 	if err != nil {
 		return fmt.Errorf("http listen on %s: %w", addr, err)
 	}
-	s.ln = transport.NewListener(ln, "http", s.log)
+	s.ln = transport.NewListener(ln, "http", s.hub.Gate(), s.log)
 	return nil
 }
 

@@ -32,7 +32,7 @@ func Listen(addr string, tlsCfg *tls.Config, hub *transport.Hub, frameSizeMax ui
 	if err != nil {
 		return nil, fmt.Errorf("tcp listen on %s: %w", addr, err)
 	}
-	var ln net.Listener = transport.NewListener(raw, "tcp", log)
+	var ln net.Listener = transport.NewListener(raw, "tcp", hub.Gate(), log)
 	if tlsCfg != nil {
 		ln = tls.NewListener(ln, tlsCfg)
 	}

@@ -33,6 +33,9 @@ type Limits struct {
 	// deadline. 0: no deadline and no pre-login limits (tests of a
 	// transport alone).
 	Grace time.Duration
+	// ConnectionsMax bounds the connections with a descriptor of their own
+	// (TCP, WebSocket, HTTP) open at once; 0: no bound.
+	ConnectionsMax int
 }
 
 // FrameTimeout is how long a frame (or an HTTP request) of size bytes may

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -18,28 +19,84 @@ import (
 const (
 	acceptRetryDelayMin = 5 * time.Millisecond
 	acceptRetryDelayMax = time.Second
+	// acceptBurstQuiet ends a burst of failures: the first accept that
+	// succeeds this long after the last failure reports the burst over, so
+	// accepts that alternate with failures are one burst, logged once.
+	acceptBurstQuiet = time.Second
 )
+
+// Gate bounds the connections open at once over the listeners that share
+// it (TCP, WebSocket, HTTP: each holds a descriptor), so that clients cannot
+// take the descriptors the boot guard counted for storage. A connection
+// past it is accepted and closed at once.
+type Gate struct {
+	open atomic.Int64
+	max  int64
+}
+
+// NewGate admits at most max connections at once; max <= 0 is no gate.
+func NewGate(max int) *Gate {
+	if max <= 0 {
+		return nil
+	}
+	return &Gate{max: int64(max)}
+}
+
+func (g *Gate) enter() bool {
+	if g.open.Add(1) > g.max {
+		g.open.Add(-1)
+		return false
+	}
+	return true
+}
+
+// gatedConn gives its place at the gate back when it is closed (once).
+type gatedConn struct {
+	net.Conn
+	gate *Gate
+	once sync.Once
+}
+
+func (c *gatedConn) Close() error {
+	c.once.Do(func() { c.gate.open.Add(-1) })
+	return c.Conn.Close()
+}
+
+// CloseWrite keeps the half-close net/http uses on a refused request.
+func (c *gatedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
 
 // Listener is a net.Listener whose Accept survives running out of
 // descriptors. It keeps one spare descriptor (/dev/null): when the process
 // is out of them, it closes the spare, accepts the waiting connection,
 // closes that at once (the client sees a refusal instead of hanging in the
 // backlog) and opens the spare again. Failures are logged once per burst.
+// With a Gate, a connection past its bound is closed the same way.
 type Listener struct {
 	net.Listener
 	name   string
+	gate   *Gate // nil: no bound
 	log    *slog.Logger
 	closed chan struct{}
 	once   sync.Once
+	shut   int // connections refused at the gate in the current burst
+
+	// The current burst of accept failures (Accept runs on one goroutine).
+	failures, refused int
+	lastFailure       time.Time
 
 	mu    sync.Mutex // Accept is called by one goroutine; Close by another
 	spare *os.File
 }
 
 // NewListener wraps ln (the raw TCP listener, under any TLS layer) for the
-// transport named name.
-func NewListener(ln net.Listener, name string, log *slog.Logger) *Listener {
-	l := &Listener{Listener: ln, name: name, log: log, closed: make(chan struct{})}
+// transport named name; gate may be nil.
+func NewListener(ln net.Listener, name string, gate *Gate, log *slog.Logger) *Listener {
+	l := &Listener{Listener: ln, name: name, gate: gate, log: log, closed: make(chan struct{})}
 	l.spare = openSpare()
 	return l
 }
@@ -58,25 +115,19 @@ func openSpare() *os.File {
 // error (the listener closed) is returned.
 func (l *Listener) Accept() (net.Conn, error) {
 	delay := time.Duration(0)
-	failures, refused := 0, 0
 	for {
 		c, err := l.Listener.Accept()
 		if err == nil {
-			if failures > 0 {
-				l.log.Info(l.name+" accepting again", "failures", failures, "refused", refused)
+			l.succeeded()
+			if c, ok := l.admit(c); ok {
+				return c, nil
 			}
-			return c, nil
+			continue
 		}
 		if !retryable(err) {
 			return nil, err
 		}
-		if failures == 0 {
-			l.log.Warn(l.name+" accept failing; retrying with backoff until it succeeds", "err", err)
-		}
-		failures++
-		if outOfDescriptors(err) && l.refuseOne() {
-			refused++
-		}
+		l.failed(err)
 		delay = min(max(2*delay, acceptRetryDelayMin), acceptRetryDelayMax)
 		select {
 		case <-l.closed:
@@ -84,6 +135,49 @@ func (l *Listener) Accept() (net.Conn, error) {
 		case <-time.After(delay):
 		}
 	}
+}
+
+// failed counts a retryable failure, logging the first of a burst, and
+// spends the spare descriptor when the process is out of them.
+func (l *Listener) failed(err error) {
+	if l.failures == 0 {
+		l.log.Warn(l.name+" accept failing; retrying with backoff until it succeeds", "err", err)
+	}
+	l.failures++
+	l.lastFailure = time.Now()
+	if outOfDescriptors(err) && l.refuseOne() {
+		l.refused++
+	}
+}
+
+// succeeded ends the burst of failures once accepts have succeeded for
+// acceptBurstQuiet.
+func (l *Listener) succeeded() {
+	if l.failures > 0 && time.Since(l.lastFailure) >= acceptBurstQuiet {
+		l.log.Info(l.name+" accepting again", "failures", l.failures, "refused", l.refused)
+		l.failures, l.refused = 0, 0
+	}
+}
+
+// admit passes c through the gate, or closes it when the gate is full
+// (logged once per burst of refusals).
+func (l *Listener) admit(c net.Conn) (net.Conn, bool) {
+	if l.gate == nil {
+		return c, true
+	}
+	if !l.gate.enter() {
+		_ = c.Close()
+		if l.shut == 0 {
+			l.log.Warn(l.name+" refusing connections: the open connections are at their bound", "max", l.gate.max)
+		}
+		l.shut++
+		return nil, false
+	}
+	if l.shut > 0 {
+		l.log.Info(l.name+" admitting connections again", "refused", l.shut)
+		l.shut = 0
+	}
+	return &gatedConn{Conn: c, gate: l.gate}, true
 }
 
 // refuseOne spends the spare descriptor on the connection waiting in the

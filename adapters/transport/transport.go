@@ -41,6 +41,7 @@ type Hub struct {
 	conns  sync.Map // bus.ConnID -> *entry
 	limits Limits
 	budget *budget // nil without limits
+	gate   *Gate   // nil without a connection bound
 }
 
 // entry is one registered connection.
@@ -61,7 +62,7 @@ func NewHub() *Hub { return NewHubLimits(Limits{}) }
 // the HTTP adapter binds itself) must log in within l.Grace and are held
 // to the pre-login caps until they do.
 func NewHubLimits(l Limits) *Hub {
-	h := &Hub{inbox: make(chan any, inboxCapacity), limits: l}
+	h := &Hub{inbox: make(chan any, inboxCapacity), limits: l, gate: NewGate(l.ConnectionsMax)}
 	if l.Grace > 0 {
 		h.budget = &budget{max: PreLoginBytesMax}
 	}
@@ -70,6 +71,9 @@ func NewHubLimits(l Limits) *Hub {
 
 // Limits are the hub's connection deadlines.
 func (h *Hub) Limits() Limits { return h.limits }
+
+// Gate bounds the connections of every listener of the hub (nil: none).
+func (h *Hub) Gate() *Gate { return h.gate }
 
 // Inbox is read by the node loop only.
 func (h *Hub) Inbox() <-chan any { return h.inbox }

@@ -46,7 +46,7 @@ func Listen(addr string, tlsCfg *tls.Config, hub *transport.Hub, opts Options, l
 	if err != nil {
 		return nil, fmt.Errorf("websocket listen on %s: %w", addr, err)
 	}
-	var ln net.Listener = transport.NewListener(raw, "websocket", log)
+	var ln net.Listener = transport.NewListener(raw, "websocket", hub.Gate(), log)
 	if tlsCfg != nil {
 		ln = tls.NewListener(ln, tlsCfg)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"math"
 
 	"golang.org/x/sys/unix"
 
@@ -67,16 +68,22 @@ func fdsNeeded(cfg *config.Config, shards int) (storage, connections, total uint
 	return storage, connections, storage + connections + fdsReservedBase
 }
 
-// checkOpenFileLimit refuses to start when limit (0: unknown, not checked)
+// connectionsMax refuses to start when limit (0: unknown, not checked)
 // cannot cover fdsNeeded: storage would otherwise run out of descriptors
 // under load, which the server answers by exiting with status 4 (OPS-15),
-// so it says so at boot instead, with the numbers to fix.
-func checkOpenFileLimit(cfg *config.Config, shards int, limit uint64) error {
+// so it says so at boot instead, with the numbers to fix. Otherwise it is
+// the bound on open client connections (transport.Gate): what the limit
+// leaves after storage and the reserve, at least clients_table_max, so a
+// flood of connections can never take storage's descriptors.
+func connectionsMax(cfg *config.Config, shards int, limit uint64) (int, error) {
 	storage, connections, total := fdsNeeded(cfg, shards)
-	if limit == 0 || limit >= total {
-		return nil
+	if limit == 0 {
+		return 0, nil
 	}
-	return &fdLimitError{msg: fmt.Sprintf("the open-file limit %d cannot cover %d descriptors: %d for storage (%d shards), "+
+	if limit >= total {
+		return int(min(limit-storage-fdsReservedBase, math.MaxInt32)), nil
+	}
+	return 0, &fdLimitError{msg: fmt.Sprintf("the open-file limit %d cannot cover %d descriptors: %d for storage (%d shards), "+
 		"%d for connections (metadata.clients_table_max) and %d reserved; raise the hard limit (ulimit -Hn, LimitNOFILE=) "+
 		"or lower metadata.clients_table_max or metadata.partitions_max",
 		limit, total, storage, shards, connections, fdsReservedBase)}

@@ -51,7 +51,8 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	defer logFile.Close()
 	plan, planLine := planShards(cfg, runtime.NumCPU())
 	// Before storage is touched: a limit too low refuses the start (OPS-15).
-	if err := checkOpenFileLimit(cfg, plan.count, raiseOpenFileLimit(log)); err != nil {
+	connsMax, err := connectionsMax(cfg, plan.count, raiseOpenFileLimit(log))
+	if err != nil {
 		return err
 	}
 	notify := newNotifier(log, stop)
@@ -68,7 +69,9 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err := plan.pin(); err != nil {
 		log.Warn("cannot pin the server's threads; they run unpinned", "err", err)
 	}
-	hub := transport.NewHubLimits(transport.Limits{Grace: cfg.MessageBus.HandshakeGrace})
+	hub := transport.NewHubLimits(transport.Limits{Grace: cfg.MessageBus.HandshakeGrace, ConnectionsMax: connsMax})
+	log.Info("client connection limits", "connections_max", connsMax, "handshake_grace", cfg.MessageBus.HandshakeGrace,
+		"pre_login_frame_bytes_max", transport.PreLoginFrameBytesMax, "pre_login_bytes_max", transport.PreLoginBytesMax)
 	listeners := &listeners{}
 	defer listeners.close(hub)
 	var listenErr error
