@@ -83,11 +83,10 @@ type Listener struct {
 	log    *slog.Logger
 	closed chan struct{}
 	once   sync.Once
-	shut   int // connections refused at the gate in the current burst
-
-	// The current burst of accept failures (Accept runs on one goroutine).
-	failures, refused int
-	lastFailure       time.Time
+	// The current bursts (Accept runs on one goroutine): accept failures,
+	// the connections refused meanwhile, and refusals at the gate.
+	failures, shut burst
+	refused        int
 
 	mu    sync.Mutex // Accept is called by one goroutine; Close by another
 	spare *os.File
@@ -137,14 +136,37 @@ func (l *Listener) Accept() (net.Conn, error) {
 	}
 }
 
+// burst is a run of events (accept failures, refusals) logged once: at
+// its first event, and with its count at the first calm moment
+// acceptBurstQuiet after its last.
+type burst struct {
+	count int
+	last  time.Time
+}
+
+// hit counts an event; true for the first of a burst.
+func (b *burst) hit() bool {
+	b.count++
+	b.last = time.Now()
+	return b.count == 1
+}
+
+// calm ends a burst that has been quiet long enough and returns its count.
+func (b *burst) calm() (int, bool) {
+	if b.count == 0 || time.Since(b.last) < acceptBurstQuiet {
+		return 0, false
+	}
+	n := b.count
+	b.count = 0
+	return n, true
+}
+
 // failed counts a retryable failure, logging the first of a burst, and
 // spends the spare descriptor when the process is out of them.
 func (l *Listener) failed(err error) {
-	if l.failures == 0 {
+	if l.failures.hit() {
 		l.log.Warn(l.name+" accept failing; retrying with backoff until it succeeds", "err", err)
 	}
-	l.failures++
-	l.lastFailure = time.Now()
 	if outOfDescriptors(err) && l.refuseOne() {
 		l.refused++
 	}
@@ -153,9 +175,9 @@ func (l *Listener) failed(err error) {
 // succeeded ends the burst of failures once accepts have succeeded for
 // acceptBurstQuiet.
 func (l *Listener) succeeded() {
-	if l.failures > 0 && time.Since(l.lastFailure) >= acceptBurstQuiet {
-		l.log.Info(l.name+" accepting again", "failures", l.failures, "refused", l.refused)
-		l.failures, l.refused = 0, 0
+	if n, ended := l.failures.calm(); ended {
+		l.log.Info(l.name+" accepting again", "failures", n, "refused", l.refused)
+		l.refused = 0
 	}
 }
 
@@ -167,15 +189,13 @@ func (l *Listener) admit(c net.Conn) (net.Conn, bool) {
 	}
 	if !l.gate.enter() {
 		_ = c.Close()
-		if l.shut == 0 {
+		if l.shut.hit() {
 			l.log.Warn(l.name+" refusing connections: the open connections are at their bound", "max", l.gate.max)
 		}
-		l.shut++
 		return nil, false
 	}
-	if l.shut > 0 {
-		l.log.Info(l.name+" admitting connections again", "refused", l.shut)
-		l.shut = 0
+	if n, ended := l.shut.calm(); ended {
+		l.log.Info(l.name+" admitting connections again", "refused", n)
 	}
 	return &gatedConn{Conn: c, gate: l.gate}, true
 }
