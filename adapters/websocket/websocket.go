@@ -89,6 +89,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept has answered the HTTP request with the reason
 	}
+	// The library reads one byte past the limit to see a message is too big.
+	c.SetReadLimit(int64(s.opts.FrameSizeMax))
 	cn := newConn(c)
 	cn.id, cn.adm = s.hub.Open(cn, bus.TransportWebSocket, r.RemoteAddr)
 	go cn.writeLoop()
@@ -103,14 +105,13 @@ func (s *Server) readLoop(c *conn) {
 		s.hub.Closed(c.id)
 	}()
 	for {
-		// The pre-login cap until the login succeeds. The library refuses
-		// a message past the limit (it reads one byte past it to tell).
-		sizeMax := c.adm.FrameSizeMax(s.opts.FrameSizeMax)
-		c.ws.SetReadLimit(int64(sizeMax))
 		typ, r, err := c.ws.Reader(c.ctx)
 		if err != nil {
 			return
 		}
+		// The pre-login cap until the login succeeds, checked against the
+		// frame's size field before its body is read.
+		sizeMax := c.adm.FrameSizeMax(s.opts.FrameSizeMax)
 		// The message started: it must arrive whole by its deadline,
 		// or the connection is closed (a stalled half message holds
 		// nothing for long). Between messages, no deadline.
