@@ -1,0 +1,94 @@
+package tcp
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/iggygo/iggy/adapters/transport"
+	"github.com/iggygo/iggy/adapters/transport/transporttest"
+	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/wire"
+)
+
+// frameOf is a frame of size bytes (only the size field matters here).
+func frameOf(size int) []byte {
+	b := bytes.Repeat([]byte{7}, size)
+	binary.LittleEndian.PutUint32(b[48:], uint32(size))
+	return b
+}
+
+// A logged-in connection idles past the deadline its last frame left set
+// and is still read (the idle wait clears it); a frame it leaves half sent
+// closes it at its deadline. Issue 11, item 7.
+func TestFrameDeadlinesAfterLogin(t *testing.T) {
+	const grace = 100 * time.Millisecond
+	hub := transport.NewHubLimits(transport.Limits{Grace: grace})
+	s, err := Listen("127.0.0.1:0", nil, hub, 0, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	n := transporttest.Start(t, hub)
+	t.Cleanup(func() { _ = s.Close(); hub.CloseAll() })
+	c, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	open := transporttest.Recv(t, n.Opened, "ConnOpened")
+	hub.Deliver(bus.Reply{Conn: open.Conn, Parts: [][]byte{make([]byte, wire.HeaderSize)}, Authenticated: true})
+	if _, err := io.ReadFull(c, make([]byte, wire.HeaderSize)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		f := frameOf(wire.HeaderSize + 1000)
+		if _, err := c.Write(f); err != nil {
+			t.Fatal(err)
+		}
+		if got := transporttest.Recv(t, n.Frames, "frame"); !bytes.Equal(got.Frame, f) {
+			t.Fatalf("frame %d differs", i)
+		}
+		time.Sleep(4 * grace) // past the frame's deadline, idle
+	}
+	if _, err := c.Write(frameOf(wire.HeaderSize + 1000)[:300]); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	transporttest.Recv(t, n.Closed, "ConnClosed of the half frame")
+	if took := time.Since(start); took < grace/2 {
+		t.Fatalf("closed after %v, before the frame's deadline", took)
+	}
+}
+
+// Before login a frame above the pre-login cap closes the connection at
+// its header; one within it is read. Issue 11, item 3.
+func TestPreLoginFrameCap(t *testing.T) {
+	hub := transport.NewHubLimits(transport.Limits{Grace: time.Minute})
+	s, err := Listen("127.0.0.1:0", nil, hub, 0, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	n := transporttest.Start(t, hub)
+	t.Cleanup(func() { _ = s.Close(); hub.CloseAll() })
+	c, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	transporttest.Recv(t, n.Opened, "ConnOpened")
+	small := frameOf(transport.PreLoginFrameBytesMax)
+	if _, err := c.Write(small); err != nil {
+		t.Fatal(err)
+	}
+	transporttest.Recv(t, n.Frames, "a frame at the cap")
+	if _, err := c.Write(frameOf(transport.PreLoginFrameBytesMax + 1)[:wire.HeaderSize]); err != nil {
+		t.Fatal(err)
+	}
+	transporttest.Recv(t, n.Closed, "ConnClosed of a frame above the cap")
+}
