@@ -27,19 +27,8 @@ func frameOf(size int) []byte {
 // closes it at its deadline. Issue 11, item 7.
 func TestFrameDeadlinesAfterLogin(t *testing.T) {
 	const grace = 100 * time.Millisecond
-	hub := transport.NewHubLimits(transport.Limits{Grace: grace})
-	s, err := Listen("127.0.0.1:0", nil, hub, 0, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve()
-	n := transporttest.Start(t, hub)
-	t.Cleanup(func() { _ = s.Close(); hub.CloseAll() })
-	c, err := net.Dial("tcp", s.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, n := serveOne(t, grace)
+	hub := n.Hub
 	open := transporttest.Recv(t, n.Opened, "ConnOpened")
 	hub.Deliver(bus.Reply{Conn: open.Conn, Parts: [][]byte{make([]byte, wire.HeaderSize)}, Authenticated: true})
 	if _, err := io.ReadFull(c, make([]byte, wire.HeaderSize)); err != nil {
@@ -68,7 +57,24 @@ func TestFrameDeadlinesAfterLogin(t *testing.T) {
 // Before login a frame above the pre-login cap closes the connection at
 // its header; one within it is read. Issue 11, item 3.
 func TestPreLoginFrameCap(t *testing.T) {
-	hub := transport.NewHubLimits(transport.Limits{Grace: time.Minute})
+	c, n := serveOne(t, time.Minute)
+	transporttest.Recv(t, n.Opened, "ConnOpened")
+	small := frameOf(transport.PreLoginFrameBytesMax)
+	if _, err := c.Write(small); err != nil {
+		t.Fatal(err)
+	}
+	transporttest.Recv(t, n.Frames, "a frame at the cap")
+	if _, err := c.Write(frameOf(transport.PreLoginFrameBytesMax + 1)[:wire.HeaderSize]); err != nil {
+		t.Fatal(err)
+	}
+	transporttest.Recv(t, n.Closed, "ConnClosed of a frame above the cap")
+}
+
+// serveOne starts a server whose hub has the given grace and connects one
+// client to it.
+func serveOne(t *testing.T, grace time.Duration) (net.Conn, *transporttest.Node) {
+	t.Helper()
+	hub := transport.NewHubLimits(transport.Limits{Grace: grace})
 	s, err := Listen("127.0.0.1:0", nil, hub, 0, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -80,15 +86,6 @@ func TestPreLoginFrameCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	transporttest.Recv(t, n.Opened, "ConnOpened")
-	small := frameOf(transport.PreLoginFrameBytesMax)
-	if _, err := c.Write(small); err != nil {
-		t.Fatal(err)
-	}
-	transporttest.Recv(t, n.Frames, "a frame at the cap")
-	if _, err := c.Write(frameOf(transport.PreLoginFrameBytesMax + 1)[:wire.HeaderSize]); err != nil {
-		t.Fatal(err)
-	}
-	transporttest.Recv(t, n.Closed, "ConnClosed of a frame above the cap")
+	t.Cleanup(func() { c.Close() })
+	return c, n
 }

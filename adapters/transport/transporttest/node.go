@@ -29,26 +29,34 @@ func Start(t *testing.T, hub *transport.Hub) *Node {
 	t.Helper()
 	n := &Node{Hub: hub, Opened: make(chan bus.ConnOpened, inputsQueuedMax),
 		Frames: make(chan bus.ClientFrame, inputsQueuedMax), Closed: make(chan bus.ConnClosed, inputsQueuedMax)}
+	Serve(t, hub, func(in any) {
+		switch m := in.(type) {
+		case bus.ConnOpened:
+			n.Opened <- m
+		case bus.ClientFrame:
+			n.Frames <- m
+		case bus.ConnClosed:
+			n.Closed <- m
+		}
+	})
+	return n
+}
+
+// Serve hands every input of hub to step, on a goroutine of its own,
+// until the test ends.
+func Serve(t *testing.T, hub *transport.Hub, step func(in any)) {
 	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
 	go func() {
 		for {
 			select {
 			case <-stop:
 				return
 			case in := <-hub.Inbox():
-				switch m := in.(type) {
-				case bus.ConnOpened:
-					n.Opened <- m
-				case bus.ClientFrame:
-					n.Frames <- m
-				case bus.ConnClosed:
-					n.Closed <- m
-				}
+				step(in)
 			}
 		}
 	}()
-	t.Cleanup(func() { close(stop) })
-	return n
 }
 
 // Recv takes the next value of ch, failing t after Timeout.
