@@ -57,9 +57,9 @@ func (s *Server) Serve() {
 			}
 			return
 		}
-		if tc, ok := nc.(*net.TCPConn); ok {
-			_ = tc.SetNoDelay(true)
-		}
+		// TCP_NODELAY (protocol-framing.md 1.1) is Go's default for every
+		// TCP connection; nc may be wrapped (the gate, TLS), so it is not
+		// set here again.
 		c := &conn{nc: nc}
 		c.q.Init()
 		c.id, c.adm = s.hub.Open(c, bus.TransportTCP, nc.RemoteAddr().String())

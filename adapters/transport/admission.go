@@ -108,18 +108,20 @@ func (a *Admission) Hold(size int) bool {
 	return true
 }
 
-// release gives back what the connection holds.
+// release gives back what the connection holds. Every reply calls it, so
+// a connection that holds nothing (every logged-in one) only reads its own
+// counter and never writes the shared one.
 func (a *Admission) release() {
-	if a.budget != nil {
+	if a.budget != nil && a.held.Load() != 0 {
 		a.budget.held.Add(-a.held.Swap(0))
 	}
 }
 
-// replied is a reply's arrival: the frames it answers are done with (the
-// node answers a connection's requests in order), and one that says the
-// connection is bound lifts the pre-login limits.
+// replied is a reply's arrival: the connection's frames the node has taken
+// are done with or in its bounded queue, so what they held is given back;
+// a reply that says the connection is bound lifts the pre-login limits.
 func (a *Admission) replied(authenticated bool) {
-	if authenticated && !a.authed.Swap(true) && a.deadline != nil {
+	if authenticated && !a.authed.Load() && !a.authed.Swap(true) && a.deadline != nil {
 		a.deadline.Stop()
 	}
 	a.release()
