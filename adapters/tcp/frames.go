@@ -35,11 +35,14 @@ type frameReader struct {
 	limits  transport.Limits
 	sizeMax uint32
 	header  [wire.HeaderSize]byte
-	// armed: the last frame's deadline may still be set. It is cleared
-	// lazily, by the idle wait that meets it, so a frame that arrives in
-	// one read costs one deadline call (its body's) and a header-only frame
-	// none.
+	// armed: a deadline (until) may still be set on the socket. It is
+	// cleared lazily, by the idle wait that meets it, and reused by the
+	// frames that follow while it is at most one grace later than theirs:
+	// a call costs about 0.9 µs (measured on our VM), so back-to-back frames
+	// set it about once per grace instead of once per frame, and a frame's
+	// deadline is enforced with at most one grace of slack.
 	armed bool
+	until time.Time
 }
 
 // next reads one whole frame into a fresh buffer (framing.NewBuffer).
@@ -102,12 +105,16 @@ func (r *frameReader) first() (int, error) {
 	return 0, io.ErrNoProgress
 }
 
-// deadline sets the read deadline of a frame of size bytes started at start.
+// deadline makes sure the socket's read deadline falls between the
+// deadline of a frame of size bytes started at start and one grace later.
 func (r *frameReader) deadline(start time.Time, size int) error {
-	d := r.limits.FrameDeadline(start, size)
-	if d.IsZero() {
+	need := r.limits.FrameDeadline(start, size)
+	if need.IsZero() {
 		return nil
 	}
-	r.armed = true
-	return r.conn.SetReadDeadline(d)
+	if r.armed && !r.until.Before(need) && r.until.Sub(need) <= r.limits.Grace {
+		return nil
+	}
+	r.armed, r.until = true, need.Add(r.limits.Grace)
+	return r.conn.SetReadDeadline(r.until)
 }
