@@ -22,12 +22,8 @@ import (
 
 const testTimeout = transporttest.Timeout
 
-func startServer(t *testing.T, opts Options) (*Server, *transporttest.Node) {
-	t.Helper()
-	return startServerOn(t, opts, transport.NewHub())
-}
-
-func startServerOn(t *testing.T, opts Options, hub *transport.Hub) (*Server, *transporttest.Node) {
+// startServer listens on a free port and serves hub.
+func startServer(t *testing.T, opts Options, hub *transport.Hub) (*Server, *transporttest.Node) {
 	t.Helper()
 	cert, err := selfsigned.Certificate()
 	if err != nil {
@@ -37,13 +33,7 @@ func startServerOn(t *testing.T, opts Options, hub *transport.Hub) (*Server, *tr
 	if err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve()
-	n := transporttest.Start(t, hub)
-	t.Cleanup(func() {
-		hub.CloseAll()
-		_ = s.Close()
-	})
-	return s, n
+	return s, transporttest.Run(t, hub, s.Serve, s.Close)
 }
 
 // dial connects without ALPN and without verifying the certificate, as the
@@ -111,7 +101,7 @@ func readAll(t *testing.T, st *quic.Stream) []byte {
 // is finished; the connection is one hub connection tagged QUIC.
 // covers TRAN-2
 func TestStreamRoundTrip(t *testing.T) {
-	s, n := startServer(t, Options{StreamsConcurrentMax: 1})
+	s, n := startServer(t, Options{StreamsConcurrentMax: 1}, transport.NewHub())
 	qc := dial(t, s)
 	for i, size := range []int{256, 1000, 200_000} {
 		req := requestFrame(size, uint64(i+1))
@@ -138,7 +128,7 @@ func TestStreamRoundTrip(t *testing.T) {
 // no reply (a silent drop, protocol-framing.md 4.9) and are finished empty.
 // covers TRAN-2
 func TestReplyFindsItsStream(t *testing.T) {
-	s, n := startServer(t, Options{StreamsConcurrentMax: 4})
+	s, n := startServer(t, Options{StreamsConcurrentMax: 4}, transport.NewHub())
 	qc := dial(t, s)
 	stA := send(t, qc, requestFrame(256, 7))
 	fa := transporttest.Recv(t, n.Frames, "frame A")
@@ -166,7 +156,7 @@ func TestReplyFindsItsStream(t *testing.T) {
 // data after the frame each end the connection; the node hears of it.
 // covers TRAN-2
 func TestConnectionEnds(t *testing.T) {
-	s, n := startServer(t, Options{FrameSizeMax: 4096})
+	s, n := startServer(t, Options{FrameSizeMax: 4096}, transport.NewHub())
 	ev := wire.Eviction{Client: wire.U128{Lo: 1}, Reason: wire.EvictStaleClient}.Bytes()
 	short := requestFrame(300, 1)
 	binary.LittleEndian.PutUint32(short[48:], 400)
@@ -214,7 +204,7 @@ func TestConnectionEnds(t *testing.T) {
 // the connection alive once the node closes it.
 // covers TRAN-2
 func TestCloseUnblocksStuckReply(t *testing.T) {
-	s, n := startServer(t, Options{})
+	s, n := startServer(t, Options{}, transport.NewHub())
 	qc := dial(t, s)
 	send(t, qc, requestFrame(256, 1))
 	f := transporttest.Recv(t, n.Frames, "frame")
@@ -233,7 +223,7 @@ func TestCloseUnblocksStuckReply(t *testing.T) {
 func TestPreLoginLimits(t *testing.T) {
 	const grace = 300 * time.Millisecond
 	hub := transport.NewHubLimits(transport.Limits{Grace: grace})
-	s, n := startServerOn(t, Options{StreamsConcurrentMax: 4}, hub)
+	s, n := startServer(t, Options{StreamsConcurrentMax: 4}, hub)
 
 	big := dial(t, s)
 	if st, err := big.OpenStream(); err == nil {

@@ -79,9 +79,7 @@ func serveOne(t *testing.T, grace time.Duration) (net.Conn, *transporttest.Node)
 	if err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve()
-	n := transporttest.Start(t, hub)
-	t.Cleanup(func() { _ = s.Close(); hub.CloseAll() })
+	n := transporttest.Run(t, hub, s.Serve, s.Close)
 	c, err := net.Dial("tcp", s.Addr().String())
 	if err != nil {
 		t.Fatal(err)

@@ -16,31 +16,19 @@ import (
 	"github.com/iggygo/iggy/wire"
 )
 
-const testTimeout = transporttest.Timeout
-
-func startServer(t *testing.T, opts Options) (*Server, *transporttest.Node) {
-	t.Helper()
-	return startServerOn(t, opts, transport.NewHub())
-}
-
-func startServerOn(t *testing.T, opts Options, hub *transport.Hub) (*Server, *transporttest.Node) {
+// startServer listens on a free port and serves hub.
+func startServer(t *testing.T, opts Options, hub *transport.Hub) (*Server, *transporttest.Node) {
 	t.Helper()
 	s, err := Listen("127.0.0.1:0", nil, hub, opts, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve()
-	n := transporttest.Start(t, hub)
-	t.Cleanup(func() {
-		_ = s.Close()
-		hub.CloseAll()
-	})
-	return s, n
+	return s, transporttest.Run(t, hub, s.Serve, s.Close)
 }
 
 func dial(t *testing.T, s *Server) *ws.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), transporttest.Timeout)
 	defer cancel()
 	c, _, err := ws.Dial(ctx, "ws://"+s.Addr().String()+"/", nil)
 	if err != nil {
@@ -66,7 +54,7 @@ func requestFrame(size int) []byte {
 // reply out is one binary message, even when its parts exceed a frame chunk.
 // covers TRAN-3
 func TestFrameRoundTrip(t *testing.T) {
-	s, n := startServer(t, Options{})
+	s, n := startServer(t, Options{}, transport.NewHub())
 	c := dial(t, s)
 	open := transporttest.Recv(t, n.Opened, "ConnOpened")
 	if open.Transport != bus.TransportWebSocket {
@@ -112,7 +100,7 @@ func TestBadMessagesClose(t *testing.T) {
 		{"tiny", ws.MessageBinary, []byte{1, 2, 3}, ws.StatusPolicyViolation},
 		{"over the cap", ws.MessageBinary, requestFrame(capBytes + 1), ws.StatusPolicyViolation},
 	}
-	s, n := startServer(t, Options{FrameSizeMax: capBytes})
+	s, n := startServer(t, Options{FrameSizeMax: capBytes}, transport.NewHub())
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := dial(t, s)
@@ -139,7 +127,7 @@ func TestBadMessagesClose(t *testing.T) {
 // A reply with Close drops the connection; the client sees it end.
 // covers TRAN-3
 func TestNodeCloseEndsConnection(t *testing.T) {
-	s, n := startServer(t, Options{})
+	s, n := startServer(t, Options{}, transport.NewHub())
 	c := dial(t, s)
 	open := transporttest.Recv(t, n.Opened, "ConnOpened")
 	n.Hub.Deliver(bus.Reply{Conn: open.Conn, Close: true})
@@ -178,7 +166,7 @@ func FuzzReadMessage(f *testing.F) {
 // connection alive once the node closes it.
 // covers TRAN-3
 func TestCloseUnblocksStuckReply(t *testing.T) {
-	s, n := startServer(t, Options{})
+	s, n := startServer(t, Options{}, transport.NewHub())
 	dial(t, s)
 	open := transporttest.Recv(t, n.Opened, "ConnOpened")
 	big := append(requestFrame(wire.HeaderSize), make([]byte, 32<<20)...) // beyond the socket buffers
@@ -189,14 +177,14 @@ func TestCloseUnblocksStuckReply(t *testing.T) {
 	}
 }
 
-// Before login a WebSocket connection gets the small frame cap and must log
-// in within the grace; once the node says it is bound, full-size frames
-// pass and the deadline no longer applies. Issue 11, items 3 and 7.
-func TestPreLoginLimits(t *testing.T) {
-	const grace = 300 * time.Millisecond
-	hub := transport.NewHubLimits(transport.Limits{Grace: grace})
-	s, n := startServerOn(t, Options{}, hub)
+// A WebSocket client without a login may send frames of at most 16 KiB and
+// is cut off when the grace ends; a bound one sends full-size frames and
+// may idle past it. Issue 11, items 3 and 7.
+func TestLoginLimits(t *testing.T) {
 	ctx := context.Background()
+	limits := transport.Limits{Grace: 300 * time.Millisecond}
+	hub := transport.NewHubLimits(limits)
+	s, n := startServer(t, Options{}, hub)
 
 	big := dial(t, s)
 	transporttest.Recv(t, n.Opened, "ConnOpened")
@@ -221,7 +209,7 @@ func TestPreLoginLimits(t *testing.T) {
 	if _, _, err := bound.Read(ctx); err != nil {
 		t.Fatalf("the login reply: %v", err)
 	}
-	time.Sleep(2 * grace)
+	time.Sleep(2 * limits.Grace)
 	req := requestFrame(70_000)
 	if err := bound.Write(ctx, ws.MessageBinary, req); err != nil {
 		t.Fatal(err)

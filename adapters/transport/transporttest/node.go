@@ -42,6 +42,20 @@ func Start(t *testing.T, hub *transport.Hub) *Node {
 	return n
 }
 
+// Run serves a transport's listener for the test: serve on a goroutine of
+// its own, a stand-in node on hub, and at the end every connection and the
+// listener closed.
+func Run(t *testing.T, hub *transport.Hub, serve func(), closeListener func() error) *Node {
+	t.Helper()
+	go serve()
+	n := Start(t, hub)
+	t.Cleanup(func() {
+		hub.CloseAll()
+		_ = closeListener()
+	})
+	return n
+}
+
 // Serve hands every input of hub to step, on a goroutine of its own,
 // until the test ends.
 func Serve(t *testing.T, hub *transport.Hub, step func(in any)) {
