@@ -69,7 +69,7 @@ func NewHubLimits(l Limits) *Hub {
 	return h
 }
 
-// Limits are the hub's connection deadlines.
+// Limits are the hub's connection limits.
 func (h *Hub) Limits() Limits { return h.limits }
 
 // Gate bounds the connections of every listener of the hub (nil: none).
