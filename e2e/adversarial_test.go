@@ -29,6 +29,7 @@ const (
 	advHuge            = 20  // declare 64 MiB and send it (less the last byte)
 	advSlowLoris       = 20  // send a header a byte every advDripPeriod
 	advDripPeriod      = 500 * time.Millisecond
+	advWaveSettle      = 300 * time.Millisecond   // a wave's connections are in by then
 	advWorkFor         = 9 * time.Second          // the well-behaved clients' run
 	advSessionBound    = advGrace + 3*time.Second // a fresh session is served within
 	advOpBound         = 2 * time.Second          // an established session's op
@@ -60,7 +61,12 @@ func TestAdversarialClientsLeaveGoodClientsServed(t *testing.T) {
 		var wg sync.WaitGroup
 		wg.Go(func() { attackWaves(s.addr, stop, &attackers) })
 		wg.Go(func() { steadyOps = workSteady(steady) })
-		wg.Go(func() { freshOps = workFresh(s.addr) })
+		wg.Go(func() {
+			// Once the first wave holds every place it can: a fresh
+			// client must not start with a place of its own.
+			time.Sleep(advWaveSettle)
+			freshOps = workFresh(s.addr)
+		})
 		time.Sleep(advWorkFor)
 		close(stop)
 		wg.Wait()
@@ -88,17 +94,19 @@ func TestAdversarialClientsLeaveGoodClientsServed(t *testing.T) {
 	}
 }
 
-// op is one well-behaved operation: how long it took and whether it succeeded.
+// op is one well-behaved operation: how long it took, in how many
+// attempts, and whether it succeeded.
 type op struct {
-	took time.Duration
-	err  error
+	took     time.Duration
+	attempts int
+	err      error
 }
 
 // opSummary is what the figures report of a list of ops.
 type opSummary struct {
-	ok, failed int
-	p50, max   time.Duration
-	firstErr   error
+	ok, failed, attempts int
+	p50, max             time.Duration
+	firstErr             error
 }
 
 func (s opSummary) String() string {
@@ -106,8 +114,8 @@ func (s opSummary) String() string {
 	if s.ok+s.failed > 0 {
 		rate = 100 * float64(s.ok) / float64(s.ok+s.failed)
 	}
-	text := fmt.Sprintf("%d of %d served (%.1f%%), latency p50 %v max %v", s.ok, s.ok+s.failed, rate,
-		s.p50.Round(time.Millisecond), s.max.Round(time.Millisecond))
+	text := fmt.Sprintf("%d of %d served (%.1f%%) in %d attempts, latency p50 %v max %v", s.ok, s.ok+s.failed, rate,
+		s.attempts, s.p50.Round(time.Millisecond), s.max.Round(time.Millisecond))
 	if s.firstErr != nil {
 		text += fmt.Sprintf("; first failure: %v", s.firstErr)
 	}
@@ -118,6 +126,7 @@ func summarize(ops []op) opSummary {
 	var s opSummary
 	var took []time.Duration
 	for _, o := range ops {
+		s.attempts += o.attempts
 		if o.err != nil {
 			s.failed++
 			if s.firstErr == nil {
@@ -142,27 +151,30 @@ func workSteady(c *client.Client) []op {
 	for n := 1; time.Now().Before(deadline); n++ {
 		start := time.Now()
 		err := sendAndPoll(c, fmt.Sprintf("steady-%d", n))
-		ops = append(ops, op{took: time.Since(start), err: err})
+		ops = append(ops, op{took: time.Since(start), attempts: 1, err: err})
 		time.Sleep(100 * time.Millisecond)
 	}
 	return ops
 }
 
 // workFresh runs whole fresh sessions until the run ends; each is retried
-// until served, and its op is the time from its first attempt.
+// until served (an attempt refused while attackers hold every place fails
+// at once), and its op is the time from its first attempt.
 func workFresh(addr string) []op {
 	var ops []op
-	deadline := time.Now().Add(advWorkFor)
+	deadline := time.Now().Add(advWorkFor - advWaveSettle)
 	for n := 0; time.Now().Before(deadline); n++ {
 		start := time.Now()
 		var err error
-		for try := 0; time.Since(start) < 2*advSessionBound; try++ {
-			if err = goodSession(addr, fmt.Sprintf("fresh-%d-%d", n, try), time.Second); err == nil {
+		tries := 0
+		for time.Since(start) < 2*advSessionBound {
+			tries++
+			if err = goodSession(addr, fmt.Sprintf("fresh-%d-%d", n, tries), time.Second); err == nil {
 				break
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		ops = append(ops, op{took: time.Since(start), err: err})
+		ops = append(ops, op{took: time.Since(start), attempts: tries, err: err})
 		time.Sleep(200 * time.Millisecond)
 	}
 	return ops
