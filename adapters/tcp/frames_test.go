@@ -87,3 +87,52 @@ func serveOne(t *testing.T, grace time.Duration) (net.Conn, *transporttest.Node)
 	t.Cleanup(func() { c.Close() })
 	return c, n
 }
+
+// byteConn is a net.Conn that reads from a byte slice, in reads of at most
+// chunk bytes, and takes any deadline.
+type byteConn struct {
+	net.Conn
+	r     *bytes.Reader
+	chunk int
+}
+
+func (c *byteConn) Read(p []byte) (int, error)       { return c.r.Read(p[:min(len(p), c.chunk)]) }
+func (c *byteConn) SetReadDeadline(time.Time) error { return nil }
+
+// The frame cutter returns whole frames, each within [256, the cap its
+// connection has] and with the size it declares, in the order of the
+// stream, whatever the stream holds and however it is split into reads.
+func FuzzFrameReader(f *testing.F) {
+	f.Add(append(frameOf(wire.HeaderSize), frameOf(wire.HeaderSize+10)...), uint8(7), false)
+	f.Add(frameOf(transport.PreLoginFrameBytesMax+1), uint8(255), false)
+	f.Add(frameOf(transport.PreLoginFrameBytesMax+1), uint8(1), true)
+	f.Add([]byte{1, 2, 3}, uint8(0), true)
+	f.Fuzz(func(t *testing.T, stream []byte, chunk uint8, loggedIn bool) {
+		// One open and one close fit the inbox: nothing need drain it.
+		hub := transport.NewHubLimits(transport.Limits{Grace: time.Hour})
+		id, adm := hub.Open(&conn{}, bus.TransportTCP, "fuzz")
+		if loggedIn {
+			hub.Deliver(bus.Reply{Conn: id, Authenticated: true})
+		}
+		// A 1 MiB cap: a frame is allocated at its declared size.
+		const sizeMax = 1 << 20
+		r := frameReader{conn: &byteConn{r: bytes.NewReader(stream), chunk: int(chunk) + 1}, adm: adm,
+			limits: hub.Limits(), sizeMax: sizeMax}
+		var cut []byte
+		for {
+			frame, err := r.next()
+			if err != nil {
+				break
+			}
+			size := binary.LittleEndian.Uint32(frame[48:])
+			if int(size) != len(frame) || size < wire.HeaderSize || size > adm.FrameSizeMax(sizeMax) {
+				t.Fatalf("frame of %d bytes declares %d", len(frame), size)
+			}
+			cut = append(cut, frame...)
+		}
+		if !bytes.HasPrefix(stream, cut) {
+			t.Fatal("the frames are not the stream's prefix")
+		}
+		hub.Closed(id)
+	})
+}
