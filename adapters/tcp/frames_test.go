@@ -96,7 +96,7 @@ type byteConn struct {
 	chunk int
 }
 
-func (c *byteConn) Read(p []byte) (int, error)       { return c.r.Read(p[:min(len(p), c.chunk)]) }
+func (c *byteConn) Read(p []byte) (int, error)      { return c.r.Read(p[:min(len(p), c.chunk)]) }
 func (c *byteConn) SetReadDeadline(time.Time) error { return nil }
 
 // The frame cutter returns whole frames, each within [256, the cap its
