@@ -29,7 +29,8 @@ const (
 	advHuge            = 20  // declare 64 MiB and send it (less the last byte)
 	advSlowLoris       = 20  // send a header a byte every advDripPeriod
 	advDripPeriod      = 500 * time.Millisecond
-	advWaveSettle      = 300 * time.Millisecond   // a wave's connections are in by then
+	advWaveConns       = advSilent + advHalfHeaders + advHalfBodies + advHuge + advSlowLoris
+	advWaveSettlePoll  = 10 * time.Millisecond
 	advWorkFor         = 9 * time.Second          // the well-behaved clients' run
 	advSessionBound    = advGrace + 3*time.Second // a fresh session is served within
 	advOpBound         = 2 * time.Second          // an established session's op
@@ -62,9 +63,12 @@ func TestAdversarialClientsLeaveGoodClientsServed(t *testing.T) {
 		wg.Go(func() { attackWaves(s.addr, stop, &attackers) })
 		wg.Go(func() { steadyOps = workSteady(steady) })
 		wg.Go(func() {
-			// Once the first wave holds every place it can: a fresh
-			// client must not start with a place of its own.
-			time.Sleep(advWaveSettle)
+			// Once the first wave is connected (the server accepts in
+			// order): a fresh client must not start with a place of its
+			// own, which the next fresh session would inherit.
+			for attackers.Load() < advWaveConns && ctxAlive(stop) {
+				time.Sleep(advWaveSettlePoll)
+			}
 			freshOps = workFresh(s.addr)
 		})
 		time.Sleep(advWorkFor)
@@ -162,7 +166,7 @@ func workSteady(c *client.Client) []op {
 // at once), and its op is the time from its first attempt.
 func workFresh(addr string) []op {
 	var ops []op
-	deadline := time.Now().Add(advWorkFor - advWaveSettle)
+	deadline := time.Now().Add(advWorkFor - time.Second)
 	for n := 0; time.Now().Before(deadline); n++ {
 		start := time.Now()
 		var err error
@@ -218,6 +222,16 @@ func attackWaves(addr string, stop <-chan struct{}, opened *atomic.Int64) {
 		attack(advSlowLoris, func(c net.Conn) { drip(c, pingFrame(4, 0), stop) })
 	}
 	wg.Wait()
+}
+
+// ctxAlive reports that stop is not closed yet.
+func ctxAlive(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return false
+	default:
+		return true
+	}
 }
 
 // drip sends frame a byte per advDripPeriod until it is sent, the server
