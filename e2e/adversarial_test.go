@@ -19,21 +19,25 @@ import (
 // attackers, more than that bound each, arrive while well-behaved clients
 // work.
 const (
-	advNofile          = 1300
-	advGrace           = 2 * time.Second
-	advWaves           = 2
-	advWaveGap         = 4 * time.Second
-	advSilent          = 250 // connect and send nothing
-	advHalfHeaders     = 50  // send 100 bytes of a header
-	advHalfBodies      = 50  // declare a 10 KiB frame, send 100 bytes of it
-	advHuge            = 20  // declare 64 MiB and send it (less the last byte)
-	advSlowLoris       = 20  // send a header a byte every advDripPeriod
-	advDripPeriod      = 500 * time.Millisecond
-	advWaveConns       = advSilent + advHalfHeaders + advHalfBodies + advHuge + advSlowLoris
-	advWaveSettlePoll  = 10 * time.Millisecond
-	advWorkFor         = 9 * time.Second          // the well-behaved clients' run
-	advSessionBound    = advGrace + 3*time.Second // a fresh session is served within
-	advOpBound         = 2 * time.Second          // an established session's op
+	advNofile         = 1300
+	advGrace          = 2 * time.Second
+	advWaves          = 2
+	advWaveGap        = 4 * time.Second
+	advSilent         = 250 // connect and send nothing
+	advHalfHeaders    = 50  // send 100 bytes of a header
+	advHalfBodies     = 50  // declare a 10 KiB frame, send 100 bytes of it
+	advHuge           = 20  // declare 64 MiB and send it (less the last byte)
+	advSlowLoris      = 20  // send a header a byte every advDripPeriod
+	advDripPeriod     = 500 * time.Millisecond
+	advWaveConns      = advSilent + advHalfHeaders + advHalfBodies + advHuge + advSlowLoris
+	advWaveSettlePoll = 10 * time.Millisecond
+	advWorkFor        = 9 * time.Second // the well-behaved clients' run
+	// The bounds are liveness bounds, not speed targets: far above what a
+	// quiet machine shows (p50 under 200 ms), so a loaded CI machine passes,
+	// and far below what the attack would hold a client without the fixes
+	// (for as long as the attackers like).
+	advSessionBound    = advGrace + 8*time.Second // a fresh session is served within
+	advOpBound         = 5 * time.Second          // an established session's op
 	advRSSGrowthMaxKiB = 128 << 10
 )
 
