@@ -53,6 +53,10 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	raiseOpenFileLimit(log)
 	notify := newNotifier(log, stop)
 	defer notify.Close()
+	self, err := clusterSelf(cfg, f, log)
+	if err != nil {
+		return err
+	}
 	root, err := prepareStorage(cfg, f)
 	if err != nil {
 		return err
@@ -61,6 +65,7 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err != nil {
 		return err
 	}
+	clusterNodeConfig(&ncfg, cfg, self)
 	plan, planLine := planShards(cfg, runtime.NumCPU())
 	log.Info(planLine)
 	if err := plan.pin(); err != nil {
@@ -95,6 +100,11 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 		return err
 	}
 	defer shards.release() // RunShards returns once every loop has ended; nothing submits to the disks then
+	closePeers, err := startReplicaPlane(cfg, self, shards.loops[0], log)
+	if err != nil {
+		return err
+	}
+	defer closePeers()
 	if err := server.RunShards(shards.loops, stop); err != nil {
 		var fatal *server.FatalError
 		if errors.As(err, &fatal) {
@@ -119,6 +129,8 @@ func prepareStorage(cfg *config.Config, f flags) (*node.RootCredentials, error) 
 	dec, err := rootcreds.Resolve(rootcreds.Inputs{
 		LookupEnv: os.LookupEnv, WithDefaultRootCredentials: f.withDefaultRootCredentials,
 		MetadataExists: metadataExists(cfg.System.Path),
+		// A node of a set without credentials waits for root (ROOT-7).
+		Clustered: cfg.Cluster.Enabled && len(cfg.Cluster.Nodes) > 1,
 	})
 	if err != nil {
 		return nil, &usageError{msg: err.Error()}
