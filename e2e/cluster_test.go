@@ -34,17 +34,16 @@ func startCluster(t *testing.T, n int) *testCluster {
 	t.Helper()
 	dir := t.TempDir()
 	tc := &testCluster{t: t}
-	var roster strings.Builder
-	roster.WriteString("[cluster]\nenabled = true\nname = \"e2e-cluster\"\n")
-	for i := range n {
+	var replicaPorts []string
+	for range n {
 		tc.addrs = append(tc.addrs, freeAddr(t))
-		fmt.Fprintf(&roster, "\n[[cluster.nodes]]\nname = \"node-%d\"\nip = \"127.0.0.1\"\nreplica_id = %d\nports = { tcp = %s, tcp_replica = %s }\n",
-			i, i, portOf(t, tc.addrs[i]), portOf(t, freeAddr(t)))
+		replicaPorts = append(replicaPorts, portOf(t, freeAddr(t)))
 	}
-	path := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(path, []byte(roster.String()), 0o600); err != nil {
-		t.Fatal(err)
+	tcpPorts := make([]string, n)
+	for i, a := range tc.addrs {
+		tcpPorts[i] = portOf(t, a)
 	}
+	path := writeRoster(t, dir, tcpPorts, replicaPorts)
 	for i := range n {
 		cfg := serverConfig{dataDir: filepath.Join(dir, fmt.Sprintf("node-%d", i), "data"), defaultRoot: true,
 			args: []string{"--replica-id", strconv.Itoa(i)}, env: map[string]string{"IGGY_CONFIG_PATH": path}}
@@ -57,6 +56,23 @@ func startCluster(t *testing.T, n int) *testCluster {
 		s.waitReady()
 	}
 	return tc
+}
+
+// writeRoster writes a config file of a replica set on 127.0.0.1 whose
+// node i has the tcp and tcp_replica ports given, and returns its path.
+func writeRoster(t *testing.T, dir string, tcpPorts, replicaPorts []string) string {
+	t.Helper()
+	var roster strings.Builder
+	roster.WriteString("[cluster]\nenabled = true\nname = \"e2e-cluster\"\n")
+	for i := range tcpPorts {
+		fmt.Fprintf(&roster, "\n[[cluster.nodes]]\nname = \"node-%d\"\nip = \"127.0.0.1\"\nreplica_id = %d\nports = { tcp = %s, tcp_replica = %s }\n",
+			i, i, tcpPorts[i], replicaPorts[i])
+	}
+	path := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(path, []byte(roster.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func portOf(t *testing.T, addr string) string {

@@ -61,6 +61,11 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err != nil {
 		return err
 	}
+	if self != nil {
+		if err := storagegate.BindReplica(cfg.System.Path, cfg.Cluster.Name, self.ReplicaID); err != nil {
+			return err
+		}
+	}
 	ncfg, err := nodeConfig(cfg, root)
 	if err != nil {
 		return err
