@@ -238,3 +238,20 @@ func (k *Cluster) PollMessages(consumer wire.Consumer, stream, topic wire.Identi
 	})
 	return current, msgs, err
 }
+
+// MetadataLeader is the replica id of the node a reachable node names
+// Leader in its cluster metadata (the metadata group's primary), or -1
+// while it knows none; records are taken in replica-id order.
+func (k *Cluster) MetadataLeader() (int, error) {
+	leader := -1
+	err := k.Any(func(c *Client) error {
+		m, err := c.GetClusterMetadata()
+		for i, n := range m.Nodes {
+			if n.Role == wire.ClusterRoleLeader {
+				leader = i
+			}
+		}
+		return err
+	})
+	return leader, err
+}

@@ -75,23 +75,18 @@ func TestClusterKillsLoseNoAcknowledgedMessage(t *testing.T) {
 	tc.verify(tc.client(), stream, topic, acked)
 }
 
-// metadataLeader is the replica id GetClusterMetadata names leader on
-// node 0 (the roster is in replica-id order).
+// metadataLeader is the replica id the set names leader of its metadata
+// group.
 func (tc *testCluster) metadataLeader() int {
 	tc.t.Helper()
+	k := tc.client()
 	leader := -1
 	tc.eventually("a metadata leader", func() error {
-		m, err := tc.node(0).GetClusterMetadata()
-		if err != nil {
-			return err
+		var err error
+		if leader, err = k.MetadataLeader(); err == nil && leader < 0 {
+			err = fmt.Errorf("no leader yet")
 		}
-		for i, n := range m.Nodes {
-			if n.Role == wire.ClusterRoleLeader {
-				leader = i
-				return nil
-			}
-		}
-		return fmt.Errorf("no leader in %+v", m.Nodes)
+		return err
 	})
 	return leader
 }

@@ -7,29 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/iggygo/iggy/client"
-	"github.com/iggygo/iggy/wire"
 )
 
-// leaderOf is the replica id the first answering node names leader of the
+// leaderOf is the replica id a reachable node names leader of the
 // metadata group, or -1.
 func leaderOf(addrs []string) int {
 	k := newClusterClient(addrs)
 	defer k.Close()
-	leader := -1
-	_ = k.Any(func(c *client.Client) error {
-		m, err := c.GetClusterMetadata()
-		if err != nil {
-			return err
-		}
-		for i, n := range m.Nodes {
-			if n.Role == wire.ClusterRoleLeader {
-				leader = i
-			}
-		}
-		return nil
-	})
+	leader, _ := k.MetadataLeader()
 	return leader
 }
 
