@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,8 +30,9 @@ type testCluster struct {
 }
 
 // startCluster starts n nodes from one roster with the development root
-// credentials on every node, and waits until each serves TCP.
-func startCluster(t *testing.T, n int) *testCluster {
+// credentials on every node but those of withoutRoot, and waits until
+// each serves TCP.
+func startCluster(t *testing.T, n int, withoutRoot ...int) *testCluster {
 	t.Helper()
 	dir := t.TempDir()
 	tc := &testCluster{t: t}
@@ -45,7 +47,7 @@ func startCluster(t *testing.T, n int) *testCluster {
 	}
 	path := writeRoster(t, dir, tcpPorts, replicaPorts)
 	for i := range n {
-		cfg := serverConfig{dataDir: filepath.Join(dir, fmt.Sprintf("node-%d", i), "data"), defaultRoot: true,
+		cfg := serverConfig{dataDir: filepath.Join(dir, fmt.Sprintf("node-%d", i), "data"), defaultRoot: !slices.Contains(withoutRoot, i),
 			args: []string{"--replica-id", strconv.Itoa(i)}, env: map[string]string{"IGGY_CONFIG_PATH": path}}
 		if err := os.MkdirAll(filepath.Dir(cfg.dataDir), 0o700); err != nil {
 			t.Fatal(err)
@@ -122,13 +124,14 @@ func (tc *testCluster) node(id int) *client.Client {
 }
 
 // Three processes from one roster form one replica set: root is created
-// once through the replicated log (every node logs in with it), a stream
+// once through the replicated log, and node 2, started on fresh storage
+// without root credentials, boots, waits for it and logs in with it; a stream
 // created on node 0 is listed on nodes 1 and 2, a topic created through a
 // backup (forwarded to the metadata primary) exists everywhere, and
 // GetClusterMetadata on any node lists the roster with one leader.
 // covers VSR-1, ROOT-7
 func TestClusterReplicatesMetadataAcrossProcesses(t *testing.T) {
-	tc := startCluster(t, 3)
+	tc := startCluster(t, 3, 2)
 	c0 := tc.node(0)
 	s, err := c0.CreateStream("replicated")
 	if err != nil {
