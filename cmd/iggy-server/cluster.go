@@ -56,11 +56,15 @@ func clusterSelf(cfg *config.Config, f flags, log *slog.Logger) (*config.Cluster
 	return self, nil
 }
 
-// clusterNodeConfig makes the node a replica of the roster's set; a set
-// runs one shard (cmd/iggy-server/shards.go).
-func clusterNodeConfig(nc *node.Config, cfg *config.Config, self *config.ClusterNode) {
+// asReplica binds the admitted storage to this replica (storagegate) and
+// makes the node a replica of the roster's set; a set runs one shard
+// (cmd/iggy-server/shards.go).
+func asReplica(nc *node.Config, cfg *config.Config, self *config.ClusterNode) error {
 	if self == nil {
-		return
+		return nil
+	}
+	if err := storagegate.BindReplica(cfg.System.Path, cfg.Cluster.Name, self.ReplicaID); err != nil {
+		return err
 	}
 	nc.Replica, nc.Replicas = self.ReplicaID, uint8(len(cfg.Cluster.Nodes))
 	nc.ClusterName, nc.NodeName = cfg.Cluster.Name, self.Name
@@ -71,6 +75,7 @@ func clusterNodeConfig(nc *node.Config, cfg *config.Config, self *config.Cluster
 			WebSocketPort: portOf(cfg.WebSocket.Enabled, n.Ports.WebSocket)}
 		nc.Roster = append(nc.Roster, node.RosterNode{ReplicaID: n.ReplicaID, Record: rec})
 	}
+	return nil
 }
 
 // portOf is a roster port as clients see it: 0 for a disabled transport.

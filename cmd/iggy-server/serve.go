@@ -61,16 +61,13 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err != nil {
 		return err
 	}
-	if self != nil {
-		if err := storagegate.BindReplica(cfg.System.Path, cfg.Cluster.Name, self.ReplicaID); err != nil {
-			return err
-		}
-	}
 	ncfg, err := nodeConfig(cfg, root)
 	if err != nil {
 		return err
 	}
-	clusterNodeConfig(&ncfg, cfg, self)
+	if err := asReplica(&ncfg, cfg, self); err != nil {
+		return err
+	}
 	plan, planLine := planShards(cfg, runtime.NumCPU())
 	log.Info(planLine)
 	if err := plan.pin(); err != nil {
