@@ -31,7 +31,7 @@ func drain(p *peerNet, to int, a, b uint64) []uint64 {
 
 // Exponential delays reorder messages of one path; every message arrives
 // once when nothing is lost or duplicated; the same seed delivers the same
-// order. (covers VSR-30: the simulated network of the replica sets)
+// order. (checks the simulated network of the replica sets, not the server)
 func TestPeerNetDelayReorders(t *testing.T) {
 	run := func(seed uint64) []uint64 {
 		p, _ := testNet(seed, 3, PeerKnobs{DelayMeanTicks: 5})

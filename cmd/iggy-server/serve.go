@@ -50,7 +50,12 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	}
 	log, logFile := configuredLogger(cfg, infos, warnings)
 	defer logFile.Close()
-	raiseOpenFileLimit(log)
+	plan, planLine := planShards(cfg, runtime.NumCPU())
+	// Before storage is touched: a limit too low refuses the start (OPS-15).
+	connsMax, err := connectionsMax(cfg, plan.count, raiseOpenFileLimit(log))
+	if err != nil {
+		return err
+	}
 	notify := newNotifier(log, stop)
 	defer notify.Close()
 	self, err := clusterSelf(cfg, f, log)
@@ -68,12 +73,13 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err := asReplica(&ncfg, cfg, self); err != nil {
 		return err
 	}
-	plan, planLine := planShards(cfg, runtime.NumCPU())
 	log.Info(planLine)
 	if err := plan.pin(); err != nil {
 		log.Warn("cannot pin the server's threads; they run unpinned", "err", err)
 	}
-	hub := transport.NewHub()
+	hub := transport.NewHubLimits(transport.Limits{Grace: cfg.MessageBus.HandshakeGrace, ConnectionsMax: connsMax})
+	log.Info("client connection limits", "connections_max", connsMax, "handshake_grace", cfg.MessageBus.HandshakeGrace,
+		"pre_login_frame_bytes_max", transport.PreLoginFrameBytesMax, "pre_login_bytes_max", transport.PreLoginBytesMax)
 	listeners := &listeners{}
 	defer listeners.close(hub)
 	var listenErr error

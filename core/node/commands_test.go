@@ -17,7 +17,7 @@ var scriptFlags = []string{"nowait", "torn", "balanced", "next", "auto-commit", 
 type command func(w *world, a *args)
 
 // commands is the script language. World commands: boot, restart, crash,
-// tick, settle, disk-step, ls. Client commands name the client first; with
+// tick, settle, disk-step, ls, rm. Client commands name the client first; with
 // the flag nowait they only hand the frame over (and the node's disk
 // requests to the disk), and their reply shows up in a later command's output.
 var commands map[string]command
@@ -34,6 +34,7 @@ func init() {
 		"create-user": cmdCreateUser, "update-permissions": cmdUpdatePermissions,
 		"send": cmdSend, "poll": cmdPoll,
 		"store-offset": cmdStoreOffset, "get-offset": cmdGetOffset, "delete-offset": cmdDeleteOffset,
+		"rm": cmdRm,
 	}
 }
 
@@ -210,6 +211,20 @@ func cmdLs(w *world, a *args) {
 			w.printf("%s %d (durable %d)", p, len(img.Volatile), len(img.Durable))
 		}
 	}
+}
+
+// rm path: an operator deletes a file while the node is quiet (nothing in
+// flight on the disk); the delete is durable at once.
+func cmdRm(w *world, a *args) {
+	path := a.arg(0)
+	a.done(1)
+	if w.disk.Pending() > 0 {
+		a.fail("rm %s: %d disk requests in flight", path, w.disk.Pending())
+	}
+	if err := w.removeFile(path); err != nil {
+		a.fail("rm %s: %v", path, err)
+	}
+	w.printf("removed %s", path)
 }
 
 // clientOf returns the client a command names first, creating it on first

@@ -87,8 +87,9 @@ func (n *Node) done(c *conn) {
 	}
 }
 
-// reply sends parts to c and ends its request.
+// reply sends parts to c and ends its request. A bound connection's reply
+// says so, which is how a transport learns that the login succeeded.
 func (n *Node) reply(c *conn, parts ...[]byte) {
-	n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Parts: parts})
+	n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Parts: parts, Authenticated: c.bound})
 	n.done(c)
 }

@@ -196,6 +196,20 @@ func (w *world) stepDisk(n int) {
 	}
 }
 
+// rmRequestID tags the disk request of removeFile, which no node waits for.
+const rmRequestID = storage.ReqID(1 << 62)
+
+// removeFile deletes path on the disk at once, as an operator would while
+// nothing is in flight.
+func (w *world) removeFile(path string) error {
+	w.disk.Submit(storage.Request{ID: rmRequestID, Op: storage.OpDelete, File: path})
+	c, _ := w.disk.Next()
+	if c.Result != storage.ResultOK {
+		return fmt.Errorf("result %d: %s", c.Result, c.Err)
+	}
+	return nil
+}
+
 // takeReady carries out what the node asked for: disk requests, replies, logs.
 func (w *world) takeReady() {
 	w.t.Helper()
