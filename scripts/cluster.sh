@@ -8,7 +8,7 @@
 #
 # Node i listens for clients on tcp 8090+i, quic 8080+i, http 3000+i and
 # websocket 8070+i, and for its peers on tcp_replica 8100+i, all on
-# 127.0.0.1. Everything lives under CLUSTER_DIR (default ./local_cluster):
+# 127.0.0.1 (CLUSTER_NODES=5 for five). Everything lives under CLUSTER_DIR (default ./local_cluster):
 # config.toml (the roster every node reads), node-i/ (its data), node-i.log
 # and node-i.pid. Start again after a stop and the nodes recover from their
 # data; delete CLUSTER_DIR for a new cluster. The replica links are
@@ -16,7 +16,7 @@
 set -euo pipefail
 
 dir=${CLUSTER_DIR:-./local_cluster}
-nodes=3
+nodes=${CLUSTER_NODES:-3} # 1..10: the port ranges below do not overlap
 bin=$dir/iggy-server
 
 roster() {
