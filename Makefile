@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin
 FUZZTIME ?= 5s
 
-.PHONY: build run test test-short fuzz lint bench mutate coverage clean
+.PHONY: build run cluster cluster-stop test test-short fuzz lint bench mutate coverage clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -12,6 +12,15 @@ build:
 # development credentials iggy/iggy, storing data under ./local_data.
 run:
 	$(GO) run ./cmd/iggy-server --with-default-root-credentials
+
+# Runs a replica set of three local nodes from one roster (scripts/cluster.sh):
+# tcp 127.0.0.1:8090-8092, development credentials iggy/iggy, data and logs
+# under ./local_cluster. `make cluster-stop` stops them.
+cluster:
+	scripts/cluster.sh start
+
+cluster-stop:
+	scripts/cluster.sh stop
 
 # Every test: unit, codec vectors, fuzz seeds, end-to-end against the real binary.
 test:

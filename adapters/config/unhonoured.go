@@ -21,12 +21,7 @@ var unhonoured = []struct {
 	prefix, why string
 	partly      bool // read, but most of what it promises is not built
 }{
-	{"cluster.enabled", "the server does not start replica links yet: this node runs alone, with one shard", true},
-	{"cluster.name", "the server does not start replica links yet", false},
-	{"cluster.nodes", "the server does not start replica links yet: the roster is not used", false},
-	{"cluster.auth", "the server does not start replica links yet", false},
-	{"cluster.tls", "the server does not start replica links yet", false},
-	{"cluster.coordinator", "the server does not start replica links yet", false},
+	{"cluster.coordinator.skip_shard_zero_", "a replica runs one shard", false},
 	{"cluster.commit_broadcast_interval", "the VSR timings are constants of the core", false},
 	{"cluster.prepare_retransmit_interval", "the VSR timings are constants of the core", false},
 	{"cluster.view_change_retransmit_interval", "the VSR timings are constants of the core", false},
@@ -36,7 +31,6 @@ var unhonoured = []struct {
 	{"cluster.repair_retry_interval", "the VSR timings are constants of the core", false},
 	{"cluster.repair_chunk_max", "the repair bounds are constants of the core", false},
 	{"cluster.superblock_wedged_fatal_timeout", "the VSR timings are constants of the core", false},
-	{"message_bus.peer_queue_capacity", "the server does not start replica links yet", false},
 	{"message_bus.client_queue_capacity", "client flow control is not built yet", false},
 	{"message_bus.client_write_stall_timeout", "client flow control is not built yet", false},
 	{"message_bus.client_request_queue_bytes_max", "client flow control is not built yet", false},
@@ -62,11 +56,9 @@ var unhonoured = []struct {
 	{"partition.evicted_ring_", "evicted ranges are not kept yet", false},
 	{"partition.transfer_", "partition state transfer bounds are constants of the core", false},
 	{"partition.dedup_clients_max", "idempotent producers are not built yet", false},
-	{"message_bus.max_batch", "the server does not start replica links yet", false},
-	{"message_bus.reconnect_period", "the server does not start replica links yet", false},
-	{"message_bus.close_peer_timeout", "the server does not start replica links yet", false},
-	{"message_bus.close_grace", "the server does not start replica links yet", false},
-	{"message_bus.replica_read_buffer_size", "the server does not start replica links yet", false},
+	{"message_bus.max_batch", "a replica link writes one message per frame", false},
+	{"message_bus.close_peer_timeout", "replica links close at once on shutdown", false},
+	{"message_bus.close_grace", "replica links close at once on shutdown", false},
 }
 
 // unhonouredWarnings names every key of merged that differs from the

@@ -39,6 +39,10 @@ type Loop struct {
 	ticks  uint64
 	reads  *readBuffers // per loop: lent and matched by this loop only
 	links  *shardLinks  // nil when the node runs one shard
+	// peerIn and peerBus are the replica plane (peers.go); nil outside a
+	// replica set.
+	peerIn  <-chan node.PeerMessage
+	peerBus PeerBus
 }
 
 // NewLoop wires the front node to its disk, job workers and transports;
@@ -95,6 +99,9 @@ func (l *Loop) await(stop <-chan struct{}, tick <-chan time.Time) (stepped, stop
 	case m := <-l.links.incoming():
 		l.node.Step(m)
 		drain(l.links.incoming(), l.node)
+	case m := <-l.peerIn:
+		l.node.Step(m)
+		drain(l.peerIn, l.node)
 	case out <- head:
 		l.links.sentWaiting()
 		return false, false
@@ -140,6 +147,7 @@ func (l *Loop) carryOut() error {
 	}
 	l.jobs.submit(r.Compute)
 	l.deliver(r.Replies)
+	l.sendPeers(r.Peers)
 	for _, line := range r.Logs {
 		l.log.Info(line)
 	}

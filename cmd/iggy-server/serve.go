@@ -58,12 +58,19 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	}
 	notify := newNotifier(log, stop)
 	defer notify.Close()
+	self, err := clusterSelf(cfg, f, log)
+	if err != nil {
+		return err
+	}
 	root, err := prepareStorage(cfg, f)
 	if err != nil {
 		return err
 	}
 	ncfg, err := nodeConfig(cfg, root)
 	if err != nil {
+		return err
+	}
+	if err := asReplica(&ncfg, cfg, self); err != nil {
 		return err
 	}
 	log.Info(planLine)
@@ -101,6 +108,11 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 		return err
 	}
 	defer shards.release() // RunShards returns once every loop has ended; nothing submits to the disks then
+	closePeers, err := startReplicaPlane(cfg, self, shards.loops[0], log)
+	if err != nil {
+		return err
+	}
+	defer closePeers()
 	if err := server.RunShards(shards.loops, stop); err != nil {
 		var fatal *server.FatalError
 		if errors.As(err, &fatal) {
@@ -125,6 +137,8 @@ func prepareStorage(cfg *config.Config, f flags) (*node.RootCredentials, error) 
 	dec, err := rootcreds.Resolve(rootcreds.Inputs{
 		LookupEnv: os.LookupEnv, WithDefaultRootCredentials: f.withDefaultRootCredentials,
 		MetadataExists: metadataExists(cfg.System.Path),
+		// A node of a set without credentials waits for root (ROOT-7).
+		Clustered: cfg.Cluster.Enabled && len(cfg.Cluster.Nodes) > 1,
 	})
 	if err != nil {
 		return nil, &usageError{msg: err.Error()}

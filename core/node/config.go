@@ -4,6 +4,7 @@ import (
 	"github.com/iggygo/iggy/core/mark"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/internal/assert"
+	"github.com/iggygo/iggy/wire"
 )
 
 // Config is what the node needs from configuration and the host; the adapter
@@ -65,10 +66,20 @@ type Config struct {
 	// Marks receives the coverage marks of the consensus core (core/vsr);
 	// nil discards them.
 	Marks mark.Sink
+	// Roster is the replica set's nodes in configuration order, as
+	// GetClusterMetadata reports them (empty: a node of one).
+	Roster []RosterNode
 	// Root is set on a fresh start only: the credentials of op 1. In a
 	// replica set, the primary that finds the committed log empty proposes
 	// it (ROOT-7: the other replicas wait for it to be replicated).
 	Root *RootCredentials
+}
+
+// RosterNode is one node of the replica set as clients are told of it:
+// its record (role and status are filled in per answer) and its replica id.
+type RosterNode struct {
+	ReplicaID uint8
+	Record    wire.ClusterNode
 }
 
 // RootCredentials create the root user on an empty metadata journal.

@@ -2,6 +2,7 @@ package node
 
 import (
 	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -11,13 +12,17 @@ const (
 	statusHealthy = 0
 )
 
-// getClusterMetadata answers for a cluster of one (protocol-framing.md 7.4).
+// getClusterMetadata answers with this node alone, or with the roster of
+// its replica set (protocol-framing.md 7.4).
 func (n *Node) getClusterMetadata(c *conn, h wire.RequestHeader, _ []byte) {
 	m := wire.ClusterMetadata{Name: n.cfg.ClusterName, Nodes: []wire.ClusterNode{{
 		Name: n.cfg.NodeName, Address: n.cfg.AdvertisedHost,
 		TCPPort: n.cfg.TCPPort, QUICPort: n.cfg.QUICPort, HTTPPort: n.cfg.HTTPPort, WebSocketPort: n.cfg.WSPort,
 		Role: roleLeader, Status: statusHealthy,
 	}}}
+	if len(n.cfg.Roster) > 0 {
+		m.Nodes = n.rosterRecords()
+	}
 	w := wire.Writer{}
 	m.Encode(&w)
 	n.raw(c, h, w.Buf)
@@ -100,4 +105,21 @@ func (n *Node) getStats(c *conn, h wire.RequestHeader, _ []byte) {
 	w := wire.Writer{}
 	s.Encode(&w)
 	n.raw(c, h, w.Buf)
+}
+
+// rosterRecords are the replica set's nodes in configuration order: the
+// primary of this replica's view of the metadata group is the Leader,
+// every other node a Follower; with no view established (booting, changing
+// view) every node is a Follower.
+func (n *Node) rosterRecords() []wire.ClusterNode {
+	known := n.replica != nil && n.replica.Status() == vsr.StatusNormal
+	out := make([]wire.ClusterNode, len(n.cfg.Roster))
+	for i, r := range n.cfg.Roster {
+		out[i] = r.Record
+		out[i].Role, out[i].Status = wire.ClusterRoleFollower, statusHealthy
+		if known && r.ReplicaID == n.replica.Primary() {
+			out[i].Role = roleLeader
+		}
+	}
+	return out
 }
