@@ -49,6 +49,13 @@ type Config struct {
 	// ClientsTableMax is metadata.clients_table_max, the sessions the client
 	// table holds (SESS-30); 0 = clientsMax.
 	ClientsTableMax uint32
+	// DeferredPollMaxWaitTicks (sharding.deferred_poll_max_wait) cuts a
+	// deferred poll's wait (DEFP-10); DeferredPollMaxPending and
+	// DeferredPollMaxPendingPerSession bound the polls parked on this shard
+	// and for one session (DEFP-11, DEFP-12). 0: the defaults.
+	DeferredPollMaxWaitTicks         uint64
+	DeferredPollMaxPending           uint32
+	DeferredPollMaxPendingPerSession uint32
 	// SkipReadChecksums: system.partition.validate_checksum = false.
 	SkipReadChecksums bool
 	// Replica is this node's index in the replica set, Replicas the set's
@@ -90,6 +97,7 @@ func (c *Config) validate() {
 	if c.Marks == nil {
 		c.Marks = mark.Discard{}
 	}
+	c.deferredDefaults()
 	if c.NodeName == "" {
 		c.NodeName = "iggy-node"
 	}
