@@ -56,6 +56,11 @@ type Config struct {
 	DeferredPollMaxWaitTicks         uint64
 	DeferredPollMaxPending           uint32
 	DeferredPollMaxPendingPerSession uint32
+	// DeferredPollReadBytesMax (deferred_poll_max_read_bytes) is what one
+	// deferred poll's read reserves at most, DeferredPollInflightBytesMax
+	// (deferred_poll_max_inflight_bytes) what all of a shard's reserve
+	// together; a read without room waits for it (DEFP-13..15). 0: defaults.
+	DeferredPollReadBytesMax, DeferredPollInflightBytesMax uint64
 	// SkipReadChecksums: system.partition.validate_checksum = false.
 	SkipReadChecksums bool
 	// Replica is this node's index in the replica set, Replicas the set's

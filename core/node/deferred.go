@@ -18,6 +18,8 @@ const (
 	deferredWaitTicksDefault         = 30_000 / clock.TickMillis
 	deferredPendingDefault           = 1024
 	deferredPendingPerSessionDefault = 64
+	deferredReadBytesDefault         = 16 << 20
+	deferredInflightBytesDefault     = 64 << 20
 )
 
 func (c *Config) deferredDefaults() {
@@ -29,6 +31,12 @@ func (c *Config) deferredDefaults() {
 	}
 	if c.DeferredPollMaxPendingPerSession == 0 {
 		c.DeferredPollMaxPendingPerSession = min(deferredPendingPerSessionDefault, c.DeferredPollMaxPending)
+	}
+	if c.DeferredPollInflightBytesMax == 0 {
+		c.DeferredPollInflightBytesMax = deferredInflightBytesDefault
+	}
+	if c.DeferredPollReadBytesMax == 0 {
+		c.DeferredPollReadBytesMax = min(deferredReadBytesDefault, c.DeferredPollInflightBytesMax)
 	}
 }
 
@@ -58,6 +66,8 @@ type parkedPoll struct {
 	deadline uint64 // tick at which the wait ends
 	listed   bool   // holds a parking place
 	reading  bool   // a read is in flight; wakes wait for it
+	reserved uint64 // read memory its read in flight holds (DEFP-13)
+	roomless bool   // a read waits for read memory (DEFP-15)
 }
 
 // parkedPolls are the deferred polls of one shard in the order they parked,
@@ -65,6 +75,8 @@ type parkedPoll struct {
 type parkedPolls struct {
 	list      []*parkedPoll
 	bySession map[uint64]uint32
+	// inflightBytes is what the reads in flight reserve (DEFP-14).
+	inflightBytes uint64
 }
 
 // deferredPoll serves DeferredPoll (106).
@@ -81,7 +93,7 @@ func (n *Node) deferredPoll(c *conn, h wire.RequestHeader, body []byte) {
 // startDeferred is a deferred poll's first read, on the partition's shard.
 func (n *Node) startDeferred(c *conn, h wire.RequestHeader, q pollRequest, d deferOpts) {
 	p := &parkedPoll{conn: c, h: h, q: q, d: d, deadline: n.now.Ticks + d.waitTicks}
-	n.readPoll(c, h, q, p)
+	n.reread(p)
 }
 
 // deferredReady says whether a deferred poll's read is its answer.
@@ -102,7 +114,6 @@ func (n *Node) deferredReady(p *parkedPoll, count uint32, records [][]byte) bool
 // park keeps p for a later wake. A poll that holds no place yet takes one
 // if the shard's and its session's bounds allow (DEFP-11, DEFP-12).
 func (n *Node) park(p *parkedPoll) {
-	p.reading = false
 	if p.listed {
 		return
 	}
@@ -139,20 +150,53 @@ func (n *Node) unpark(p *parkedPoll) {
 	}
 }
 
-// reread reads p's partition again; a poll whose connection is gone is
-// dropped instead.
+// reread reads p's partition (again); a poll whose connection is gone is
+// dropped instead. The read first reserves its memory; without room it
+// stays parked and waits for a read in flight to end (DEFP-15).
 func (n *Node) reread(p *parkedPoll) {
 	if !n.connOpen(p.conn) {
 		n.unpark(p)
 		return
 	}
-	p.reading = true
+	reserve := n.cfg.DeferredPollReadBytesMax
+	if p.d.maxBytes > 0 {
+		reserve = min(reserve, uint64(p.d.maxBytes))
+	}
+	if n.parked.inflightBytes+reserve > n.cfg.DeferredPollInflightBytesMax {
+		n.cfg.Marks.Hit("node.defer.read_waits_for_room")
+		n.park(p)
+		p.roomless = p.listed
+		return
+	}
+	n.parked.inflightBytes += reserve
+	p.reserved, p.roomless, p.reading = reserve, false, true
 	n.readPoll(p.conn, p.h, p.q, p)
+}
+
+// readEnded gives back the memory p's read reserved and starts the reads
+// that waited for it, in the order they parked.
+func (n *Node) readEnded(p *parkedPoll) {
+	n.release(p)
+	for _, w := range n.parkedWhere(func(w *parkedPoll) bool { return w.roomless }) {
+		if !w.roomless {
+			continue // a read started meanwhile, by a read that ended inside this loop
+		}
+		n.reread(w)
+		if w.roomless {
+			return
+		}
+	}
+}
+
+// release gives back the memory p's read reserved.
+func (n *Node) release(p *parkedPoll) {
+	n.parked.inflightBytes -= p.reserved
+	p.reserved, p.reading = 0, false
 }
 
 // wakeParked rereads the polls parked on k after a commit to it.
 func (n *Node) wakeParked(k partKey) {
-	for _, p := range n.parkedWhere(func(p *parkedPoll) bool { return p.q.part == k }) {
+	for _, p := range n.parkedWhere(func(p *parkedPoll) bool { return p.q.part == k && !p.roomless }) {
 		n.cfg.Marks.Hit("node.defer.woken_by_data")
 		n.reread(p)
 	}
@@ -160,7 +204,7 @@ func (n *Node) wakeParked(k partKey) {
 
 // tickParked answers the polls whose wait ran out, with what there is (DEFP-4).
 func (n *Node) tickParked() {
-	for _, p := range n.parkedWhere(func(p *parkedPoll) bool { return n.now.Ticks >= p.deadline }) {
+	for _, p := range n.parkedWhere(func(p *parkedPoll) bool { return n.now.Ticks >= p.deadline && !p.roomless }) {
 		n.cfg.Marks.Hit("node.defer.woken_by_timeout")
 		n.reread(p)
 	}
@@ -189,7 +233,7 @@ func (n *Node) cancelParked(id bus.ConnID, req uint64) {
 		}
 		n.cfg.Marks.Hit("node.defer.cancelled")
 		p.deadline = n.now.Ticks
-		if !p.reading {
+		if !p.reading && !p.roomless {
 			n.reread(p)
 		}
 		return

@@ -100,6 +100,7 @@ func (n *Node) readPoll(c *conn, h wire.RequestHeader, q pollRequest, dp *parked
 	}
 	if code != wire.OK {
 		if dp != nil {
+			n.release(dp)
 			n.unpark(dp)
 		}
 		n.deny(c, h, code)
@@ -174,6 +175,7 @@ func (n *Node) pollDone(ev partition.PollDone) {
 		return
 	}
 	if dp := p.deferred; dp != nil {
+		n.readEnded(dp)
 		if ev.Code == wire.OK && n.connOpen(p.conn) && !n.deferredReady(dp, ev.MessagesCount, ev.Records) {
 			n.park(dp)
 			return
