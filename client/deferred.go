@@ -44,6 +44,9 @@ func (c *Client) DeferredPoll(cancel <-chan struct{}, q wire.PollMessagesRequest
 		return 0, nil, err
 	}
 	if cancelled {
+		if bw, ok := c.conn.(besideWriter); ok {
+			bw.NextReply()
+		}
 		if cr, err := readFrame(c.conn, nil); err != nil || cr.evicted != nil {
 			c.closeLocked()
 			return 0, nil, fmt.Errorf("iggy: reading the cancel's reply: %v", err)
@@ -68,6 +71,13 @@ func (c *Client) DeferredPoll(cancel <-chan struct{}, q wire.PollMessagesRequest
 	return decodePoll(rb.Payload)
 }
 
+// besideWriter is a transport that sends each request on a stream of its
+// own (QUIC): a cancel goes beside the poll, and its reply is read next.
+type besideWriter interface {
+	WriteBeside(frame []byte) error
+	NextReply()
+}
+
 // awaitDeferred reads the poll's reply while a watcher sends the cancel if
 // cancel closes first; cancelled says whether it did.
 func (c *Client) awaitDeferred(cancel <-chan struct{}, h wire.RequestHeader) (bool, reply, error) {
@@ -83,7 +93,12 @@ func (c *Client) awaitDeferred(cancel <-chan struct{}, h wire.RequestHeader) (bo
 			ch := h
 			ch.NRCode = wire.CmdCancelDeferredPoll
 			cancelled = true
-			werr = writeRequest(c.conn, newRequest(ch, encode(wire.CancelDeferredPollRequest{Request: h.Request}.Encode)))
+			req := newRequest(ch, encode(wire.CancelDeferredPollRequest{Request: h.Request}.Encode))
+			if bw, ok := c.conn.(besideWriter); ok {
+				werr = bw.WriteBeside(append(req.head, req.body...))
+			} else {
+				werr = writeRequest(c.conn, req)
+			}
 		case <-done:
 		}
 	}()

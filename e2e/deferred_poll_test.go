@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/iggygo/iggy/client"
+	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -13,10 +14,30 @@ import (
 const deferredSlack = 3 * time.Second
 
 // covers DEFP-2, DEFP-4, DEFP-6, DEFP-20
-func TestDeferredPollOverTCP(t *testing.T) {
-	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true})
-	consumer, producer := s.root(), s.root()
-	stream, topic := createStreamTopic(t, producer, "deferred", "events", 1)
+func TestDeferredPollOverBinaryTransports(t *testing.T) {
+	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true, env: map[string]string{
+		"IGGY_WEBSOCKET_ENABLED": "true", "IGGY_WEBSOCKET_ADDRESS": "127.0.0.1:0",
+		"IGGY_QUIC_ENABLED": "true", "IGGY_QUIC_ADDRESS": "127.0.0.1:0",
+		// A QUIC cancel goes on a stream beside the parked poll's.
+		"IGGY_QUIC_MAX_CONCURRENT_BIDI_STREAMS": "2",
+	}})
+	for _, tc := range []transportCase{
+		{client.TransportTCP, s.addr, bus.TransportTCP},
+		{client.TransportWebSocket, listeningAddr(t, s, "websocket listening on "), bus.TransportWebSocket},
+		{client.TransportQUIC, listeningAddr(t, s, "quic listening on "), bus.TransportQUIC},
+	} {
+		t.Run(tc.name, func(t *testing.T) { deferredPollScenario(t, s, tc) })
+	}
+}
+
+// deferredPollScenario parks polls of a consumer on tc's transport while a
+// TCP producer sends.
+func deferredPollScenario(t *testing.T, s *server, tc transportCase) {
+	consumer, producer := dialTransport(t, tc), s.root()
+	if _, err := consumer.LoginUser(rootUsername, rootPassword); err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	stream, topic := createStreamTopic(t, producer, "deferred-"+tc.name, "events", 1)
 	q := wire.PollMessagesRequest{Consumer: client.Consumer(1), StreamID: stream, TopicID: topic,
 		Partition: wire.OptionalPartition{Given: true}, Strategy: wire.PollingStrategy{Kind: wire.PollOffset}, Count: 100}
 	send := func(n int) {
