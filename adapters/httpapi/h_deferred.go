@@ -23,11 +23,7 @@ func (s *Server) deferredPollCommit(c caller, w http.ResponseWriter, r *http.Req
 }
 
 func (s *Server) deferredPollAs(c caller, w http.ResponseWriter, r *http.Request, commit bool) *apiError {
-	ref, e := topicPath(r)
-	if e != nil {
-		return e
-	}
-	q, e := pollQuery(r, ref)
+	q, e := pollRequestOf(r)
 	if e != nil {
 		return e
 	}
