@@ -41,8 +41,11 @@ func dialQUIC(ctx context.Context, addr string, opts Options) (net.Conn, error) 
 // (protocol-framing.md 1.1). The client serializes calls, so one stream is
 // in use at a time.
 type quicConn struct {
-	qc            *quic.Conn
-	st            *quic.Stream // the stream of the latest request
+	qc *quic.Conn
+	st *quic.Stream // the stream of the latest request
+	// beside are requests written while st's reply was unread (a deferred
+	// poll's cancel), oldest first; their replies are read after st's.
+	beside        []*quic.Stream
 	readDeadline  time.Time
 	writeDeadline time.Time
 }
@@ -76,6 +79,39 @@ func (c *quicConn) release() {
 		c.st.CancelRead(streamReleased)
 		c.st = nil
 	}
+	for _, st := range c.beside {
+		st.CancelRead(streamReleased)
+	}
+	c.beside = nil
+}
+
+// WriteBeside sends frame on a stream of its own while the latest
+// request's reply is still being read; NextReply then reads its reply.
+func (c *quicConn) WriteBeside(frame []byte) error {
+	st, err := c.qc.OpenStream()
+	if err != nil {
+		return fmt.Errorf("open a request stream: %w", err)
+	}
+	_ = st.SetReadDeadline(c.readDeadline)
+	_ = st.SetWriteDeadline(c.writeDeadline)
+	if _, err := st.Write(frame); err != nil {
+		return err
+	}
+	c.beside = append(c.beside, st)
+	return st.Close()
+}
+
+// NextReply moves reading on to the oldest request written beside.
+func (c *quicConn) NextReply() {
+	if len(c.beside) == 0 {
+		return
+	}
+	next := c.beside[0]
+	c.beside = c.beside[1:]
+	if c.st != nil {
+		c.st.CancelRead(streamReleased)
+	}
+	c.st = next
 }
 
 func (c *quicConn) Read(p []byte) (int, error) {

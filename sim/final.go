@@ -69,12 +69,13 @@ func (w *World) finalPoll(f *finalRead) *op {
 	t := w.catalog.topic(k.Stream, k.Topic)
 	o := &op{kind: opPoll, code: wire.CmdPollMessages, part: k, topic: t, count: finalPollCount,
 		offset: uint64(len(f.acc)), final: true}
-	o.body = encode(wire.PollMessagesRequest{
+	q := wire.PollMessagesRequest{
 		Consumer: wire.Consumer{Kind: wire.ConsumerKindConsumer, ID: wire.NumericID(1)},
 		StreamID: wire.NamedID(k.Stream), TopicID: wire.NamedID(k.Topic),
 		Partition: wire.OptionalPartition{Given: true, ID: k.Partition},
 		Strategy:  wire.PollingStrategy{Kind: wire.PollOffset, Value: o.offset}, Count: o.count,
-	}.Encode)
+	}
+	w.finalDeferred(o, q)
 	f.failures++
 	if f.failures > finalReadFailuresMax {
 		if !w.damaged(k) {

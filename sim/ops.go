@@ -51,6 +51,8 @@ type op struct {
 	offset uint64 // poll by offset
 	value  uint64 // offset store
 	final  bool   // part of the read-back after heal
+	// deferred is set for a deferred poll (106) of kind opPoll (deferred.go).
+	deferred *deferredAsk
 
 	stream, name string // creates
 	partitions   uint32

@@ -57,6 +57,10 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 		}
 		return
 	}
+	if status == wire.DeferredPollCapacityExceeded && o.deferred != nil {
+		w.marks.Hit(markDeferredRefused)
+		return
+	}
 	if status != wire.OK {
 		w.unexpected(o, status)
 		return
@@ -65,6 +69,9 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 	if err != nil {
 		w.fail("wrong-data", fmt.Sprintf("%s: %v", o, err))
 		return
+	}
+	if o.deferred != nil {
+		w.checkDeferred(a, o, r)
 	}
 	r.Client, r.Epoch, r.Call, r.Return = a.link.client.idx, a.link.epoch, a.call, w.next()
 	w.hist.Reads = append(w.hist.Reads, r)

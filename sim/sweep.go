@@ -70,9 +70,9 @@ func (s *SweepStats) Vacuity(p Profile) error { return oracles.CheckVacuity(s.Ma
 // Required are the marks a sweep of profile p must hit.
 func Required(p Profile) []string {
 	if p == ProfileCluster {
-		return oracles.ClusterRequired
+		return slices.Concat(oracles.ClusterRequired, deferredClusterRequired)
 	}
-	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply})
+	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, deferredRequired)
 	if p == ProfileSwarm {
 		// About one swarm seed in eight holds an open, one in sixteen parks a
 		// view: a sweep of 200 hits both (TestSweep's 40 need not).

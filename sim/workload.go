@@ -134,6 +134,8 @@ func (w *World) pollOp(c *client, t *topicInfo, k oracles.PartKey, next bool) *o
 		known := w.catalog.part(k).highest
 		o.offset = w.rng.Uint64N(known + 3)
 		q.Strategy = wire.PollingStrategy{Kind: wire.PollOffset, Value: o.offset}
+		w.maybeDeferred(o, q)
+		return o
 	}
 	o.body = encode(q.Encode)
 	return o

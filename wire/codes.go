@@ -211,6 +211,7 @@ const (
 	ReadOnlyOption                             Code = 4105
 	StreamEncryptionUnavailable                Code = 4106
 	CannotModifyRootUser                       Code = 4108
+	DeferredPollCapacityExceeded               Code = 4110
 	ConsumerGroupIdNotFound                    Code = 5000
 	InvalidConsumerGroupId                     Code = 5002
 	ConsumerGroupNameNotFound                  Code = 5003
@@ -459,6 +460,7 @@ var codeNames = map[Code]string{
 	ReadOnlyOption:                             "ReadOnlyOption",
 	StreamEncryptionUnavailable:                "StreamEncryptionUnavailable",
 	CannotModifyRootUser:                       "CannotModifyRootUser",
+	DeferredPollCapacityExceeded:               "DeferredPollCapacityExceeded",
 	ConsumerGroupIdNotFound:                    "ConsumerGroupIdNotFound",
 	InvalidConsumerGroupId:                     "InvalidConsumerGroupId",
 	ConsumerGroupNameNotFound:                  "ConsumerGroupNameNotFound",

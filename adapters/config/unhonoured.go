@@ -34,7 +34,6 @@ var unhonoured = []struct {
 	{"message_bus.client_queue_capacity", "client flow control is not built yet", false},
 	{"message_bus.client_write_stall_timeout", "client flow control is not built yet", false},
 	{"message_bus.client_request_queue_bytes_max", "client flow control is not built yet", false},
-	{"sharding.deferred_poll_", "deferred polling is not built yet", false},
 	{"http.web_ui", "the web UI is not served", false},
 	{"encryption.", "encryption at rest is not built yet", false},
 	{"external_auth.", "external authentication is not built yet", false},

@@ -55,6 +55,8 @@ func codeStatus(code wire.Code) int {
 		return http.StatusForbidden
 	case wire.TransientNotAccepted, wire.CannotEstablishConnection:
 		return http.StatusServiceUnavailable // nothing was admitted: safe to send again (RELAY-14)
+	case wire.DeferredPollCapacityExceeded:
+		return http.StatusTooManyRequests // too many parked polls: retry later (DEFP-11, DEFP-12)
 	case wire.TransientNotCommitted:
 		// The write may still commit: a 503 would tell the client that it
 		// may resend, so the outcome-unknown class is 504 (RELAY-15).

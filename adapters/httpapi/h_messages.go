@@ -264,11 +264,7 @@ type messageHeaderJSON struct {
 
 // GET .../messages
 func (s *Server) pollMessages(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	ref, e := topicPath(r)
-	if e != nil {
-		return e
-	}
-	q, e := pollQuery(r, ref)
+	q, e := pollRequestOf(r)
 	if e != nil {
 		return e
 	}
@@ -277,6 +273,15 @@ func (s *Server) pollMessages(c caller, w http.ResponseWriter, r *http.Request) 
 		return partitionReadError(e)
 	}
 	return okJSON(w, out)
+}
+
+// pollRequestOf reads a poll from the topic path and the query.
+func pollRequestOf(r *http.Request) (wire.PollMessagesRequest, *apiError) {
+	ref, e := topicPath(r)
+	if e != nil {
+		return wire.PollMessagesRequest{}, e
+	}
+	return pollQuery(r, ref)
 }
 
 // polledView decodes a poll reply into its JSON.

@@ -48,6 +48,8 @@ func (s *Server) routes() *http.ServeMux {
 		"DELETE " + topic + "/consumer-groups/{group_id}":     s.deleteGroup,
 		"POST " + topic + "/messages":                         s.sendMessages,
 		"GET " + topic + "/messages":                          s.pollMessages,
+		"GET " + topic + "/messages/deferred":                 s.deferredPoll,
+		"POST " + topic + "/messages/deferred":                s.deferredPollCommit,
 		"GET " + topic + "/consumer-offsets":                  s.getOffset,
 		"PUT " + topic + "/consumer-offsets":                  s.storeOffset,
 		"DELETE " + topic + "/consumer-offsets/{consumer_id}": s.deleteOffset,

@@ -32,7 +32,7 @@ func init() {
 		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
 		"create-topic": cmdCreateTopic, "delete-topic": cmdDeleteTopic, "delete-segments": cmdDeleteSegments, "get-topic": cmdGetTopic,
 		"create-user": cmdCreateUser, "update-permissions": cmdUpdatePermissions,
-		"send": cmdSend, "poll": cmdPoll,
+		"send": cmdSend, "poll": cmdPoll, "deferred-poll": cmdDeferredPoll, "cancel-deferred": cmdCancelDeferred,
 		"store-offset": cmdStoreOffset, "get-offset": cmdGetOffset, "delete-offset": cmdDeleteOffset,
 		"rm": cmdRm,
 	}
@@ -64,11 +64,14 @@ func rootArg(a *args) (user, password string, ok bool) {
 	return user, password, true
 }
 
-// boot [root=user/password] [clients=N] [shards=N]: start the first node on the
-// empty disk, with a client table of N sessions.
+// boot [root=user/password] [clients=N] [shards=N] [parked=N] [defer-inflight=N]:
+// start the first node on the empty disk, with a client table of N sessions,
+// room for N parked deferred polls per shard and N bytes of their reads.
 func cmdBoot(w *world, a *args) {
 	user, password, ok := rootArg(a)
 	w.clientsTableMax = a.u32("clients", 0)
+	w.parkedMax = a.u32("parked", 0)
+	w.inflightMax = a.u64("defer-inflight", 0)
 	w.shards = int(a.u32("shards", 1))
 	a.done(0)
 	if w.node != nil {

@@ -50,6 +50,18 @@ type Config struct {
 	// ClientsTableMax is metadata.clients_table_max, the sessions the client
 	// table holds (SESS-30); 0 = clientsMax.
 	ClientsTableMax uint32
+	// DeferredPollMaxWaitTicks (sharding.deferred_poll_max_wait) cuts a
+	// deferred poll's wait (DEFP-10); DeferredPollMaxPending and
+	// DeferredPollMaxPendingPerSession bound the polls parked on this shard
+	// and for one session (DEFP-11, DEFP-12). 0: the defaults.
+	DeferredPollMaxWaitTicks         uint64
+	DeferredPollMaxPending           uint32
+	DeferredPollMaxPendingPerSession uint32
+	// DeferredPollReadBytesMax (deferred_poll_max_read_bytes) is what one
+	// deferred poll's read reserves at most, DeferredPollInflightBytesMax
+	// (deferred_poll_max_inflight_bytes) what all of a shard's reserve
+	// together; a read without room waits for it (DEFP-13..15). 0: defaults.
+	DeferredPollReadBytesMax, DeferredPollInflightBytesMax uint64
 	// SkipReadChecksums: system.partition.validate_checksum = false.
 	SkipReadChecksums bool
 	// Replica is this node's index in the replica set, Replicas the set's
@@ -101,6 +113,7 @@ func (c *Config) validate() {
 	if c.Marks == nil {
 		c.Marks = mark.Discard{}
 	}
+	c.deferredDefaults()
 	if c.NodeName == "" {
 		c.NodeName = "iggy-node"
 	}

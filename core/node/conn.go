@@ -67,6 +67,7 @@ func (n *Node) onFrame(id bus.ConnID, frame []byte) {
 			return
 		}
 		c.queued = append(c.queued, frame)
+		n.cancelArrived(c, frame)
 		return
 	}
 	n.handleFrame(c, frame)

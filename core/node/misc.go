@@ -28,6 +28,7 @@ func (n *Node) onTick() {
 		n.tickEvidence()
 	}
 	n.expireForwards()
+	n.tickParked()
 	n.tickLogins()
 	n.evictStale()
 	n.cleanTokens()

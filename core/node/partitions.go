@@ -218,6 +218,7 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 	case partition.Committed:
 		n.groupWritten(k, ev.Token)
 		n.written(k, ev.Token, ev.BaseOffset, wire.OK)
+		n.wakeParked(k)
 	case partition.Failed:
 		if g := n.groupOf(k); g != nil {
 			// A committed op that cannot apply leaves this replica's log

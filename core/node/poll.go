@@ -18,6 +18,7 @@ type pendingPoll struct {
 	autoCommit bool
 	kind       partition.OffsetKind
 	consumer   uint32
+	deferred   *parkedPoll // a deferred poll's read (deferred.go)
 }
 
 // resyncPartition is the poll reply's partition id telling a group member to
@@ -27,11 +28,17 @@ const resyncPartition = 0xFFFFFFFF
 // poll serves PollMessages (code 100), an NR read of committed messages.
 func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
 	q, code := wire.DecodePollMessagesRequest(body)
-	if code == wire.OK && !q.Partition.Given {
-		code = wire.InvalidCommand // MSG-2: every poll names its partition
-	}
 	if code != wire.OK {
 		n.deny(c, h, code)
+		return
+	}
+	n.servePoll(c, h, q, nil)
+}
+
+// servePoll checks and routes a poll; d is set for a deferred poll (106).
+func (n *Node) servePoll(c *conn, h wire.RequestHeader, q wire.PollMessagesRequest, d *deferOpts) {
+	if !q.Partition.Given {
+		n.deny(c, h, wire.InvalidCommand) // MSG-2: every poll names its partition
 		return
 	}
 	s, t, ok := n.dataTopic(c, h, q.StreamID, q.TopicID, metadata.ActionPollMessages)
@@ -56,39 +63,63 @@ func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
 	}
 	req := pollRequest{part: k, strategy: partition.Strategy(q.Strategy.Kind), value: q.Strategy.Value,
 		next: q.Strategy.Kind == wire.PollNext, count: q.Count, autoCommit: q.AutoCommit, kind: kind, consumer: consumer}
+	start := func() { n.startPoll(c, h, req) }
+	if d != nil {
+		start = func() { n.startDeferred(c, h, req, *d) }
+	}
 	if n.remote(k) {
-		n.handOff(shardPoll{conn: c.id, h: h, q: req})
+		sp := shardPoll{conn: c.id, h: h, q: req}
+		if d != nil {
+			sp.deferred, sp.d = true, *d
+		}
+		n.handOff(sp)
 		return
 	}
 	if n.cfg.clustered() {
-		n.readThroughGroup(c, h, k, func() { n.startPoll(c, h, req) })
+		n.readThroughGroup(c, h, k, start)
 		return
 	}
-	n.startPoll(c, h, req)
+	start()
 }
 
 // startPoll reads a poll's messages from its partition log.
 func (n *Node) startPoll(c *conn, h wire.RequestHeader, q pollRequest) {
+	n.readPoll(c, h, q, nil)
+}
+
+// readPoll reads q from its partition log; dp is the deferred poll it
+// serves, if any, which keeps the position resolved here for its rereads.
+func (n *Node) readPoll(c *conn, h wire.RequestHeader, q pollRequest, dp *parkedPoll) {
 	log, ok := n.partitions[q.part]
-	if !ok {
-		n.deny(c, h, wire.PartitionNotFound)
-		return
+	code := wire.OK
+	switch {
+	case !ok:
+		code = wire.PartitionNotFound
+	case log.CanPoll() != wire.OK || len(n.polls) >= pollsInFlightMax:
+		code = wire.TransientNotAccepted
 	}
-	if code := log.CanPoll(); code != wire.OK || len(n.polls) >= pollsInFlightMax {
-		n.deny(c, h, wire.TransientNotAccepted)
-		return
-	}
-	strategy, value := q.strategy, q.value
-	if q.next {
-		strategy, value = partition.StrategyOffset, 0
-		if stored, ok := log.Offset(q.kind, q.consumer); ok {
-			value = stored + 1
+	if code != wire.OK {
+		if dp != nil {
+			n.release(dp)
+			n.unpark(dp)
 		}
+		n.deny(c, h, code)
+		return
+	}
+	if q.next {
+		q.next, q.strategy, q.value = false, partition.StrategyOffset, 0
+		if stored, ok := log.Offset(q.kind, q.consumer); ok {
+			q.value = stored + 1
+		}
+	}
+	if dp != nil {
+		dp.q = q
 	}
 	n.pollSeq++
 	id := n.pollSeq
-	n.polls[id] = pendingPoll{conn: c, header: h, part: q.part, autoCommit: q.autoCommit, kind: q.kind, consumer: q.consumer}
-	log.Poll(id, strategy, value, q.count)
+	n.polls[id] = pendingPoll{conn: c, header: h, part: q.part, autoCommit: q.autoCommit, kind: q.kind,
+		consumer: q.consumer, deferred: dp}
+	log.Poll(id, q.strategy, q.value, q.count)
 	n.drainEvents(q.part)
 }
 
@@ -142,6 +173,14 @@ func (n *Node) pollDone(ev partition.PollDone) {
 	if p.fetch != nil {
 		n.answerLogFetch(p.fetch, ev)
 		return
+	}
+	if dp := p.deferred; dp != nil {
+		n.readEnded(dp)
+		if ev.Code == wire.OK && n.connOpen(p.conn) && !n.deferredReady(dp, ev.MessagesCount, ev.Records) {
+			n.park(dp)
+			return
+		}
+		n.unpark(dp)
 	}
 	if !n.connOpen(p.conn) {
 		return

@@ -16,7 +16,7 @@ func (n *Node) nonReplicated(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, wire.Unauthenticated)
 		return
 	}
-	if (code == wire.CmdPollMessages || code == wire.CmdGetConsumerOffset) && n.denyWithoutEvidence(c, h) {
+	if (code == wire.CmdPollMessages || code == wire.CmdDeferredPoll || code == wire.CmdGetConsumerOffset) && n.denyWithoutEvidence(c, h) {
 		return
 	}
 	if read, ok := n.readers[code]; ok {
@@ -45,6 +45,8 @@ func (n *Node) newReaders() map[wire.Command]reader {
 	return map[wire.Command]reader{
 		wire.CmdPing:                    func(c *conn, h wire.RequestHeader, _ []byte) { n.raw(c, h) },
 		wire.CmdPollMessages:            n.poll,
+		wire.CmdDeferredPoll:            n.deferredPoll,
+		wire.CmdCancelDeferredPoll:      n.cancelDeferred,
 		wire.CmdGetConsumerOffset:       n.getOffset,
 		wire.CmdGetStream:               n.getStream,
 		wire.CmdGetStreams:              n.getStreams,

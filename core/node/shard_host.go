@@ -35,7 +35,13 @@ func (n *Node) onHostRequest(b shardBody) {
 	case shardSend:
 		n.appendBatch(n.handedConn(b.conn), b.h, b.k, b.batch, b.count, b.policy)
 	case shardPoll:
-		n.startPoll(n.handedConn(b.conn), b.h, b.q)
+		if b.deferred {
+			n.startDeferred(n.handedConn(b.conn), b.h, b.q, b.d)
+		} else {
+			n.startPoll(n.handedConn(b.conn), b.h, b.q)
+		}
+	case shardCancel:
+		n.cancelParked(b.conn, b.request)
 	case shardOffsetGet:
 		n.answerOffset(n.handedConn(b.conn), b.h, b.k, b.kind, b.consumer)
 	case shardOffsetWrite:
@@ -117,6 +123,7 @@ func (n *Node) reportStats() {
 
 // hostTick runs a host's time-driven work: retention of its logs.
 func (n *Node) hostTick() {
+	n.tickParked()
 	if n.now.Ticks%retentionEveryTicks != 0 {
 		return
 	}

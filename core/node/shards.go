@@ -74,9 +74,16 @@ type (
 		policy durability
 	}
 	shardPoll struct {
-		conn bus.ConnID
-		h    wire.RequestHeader
-		q    pollRequest
+		conn     bus.ConnID
+		h        wire.RequestHeader
+		q        pollRequest
+		deferred bool // a deferred poll (106) with limits d
+		d        deferOpts
+	}
+	// shardCancel: the client cancelled its deferred poll (108).
+	shardCancel struct {
+		conn    bus.ConnID
+		request uint64
 	}
 	shardOffsetGet struct {
 		conn     bus.ConnID
@@ -124,6 +131,7 @@ func (shardSend) shardBody()             {}
 func (shardPoll) shardBody()             {}
 func (shardOffsetGet) shardBody()        {}
 func (shardOffsetWrite) shardBody()      {}
+func (shardCancel) shardBody()           {}
 func (b shardOpen) part() partKey        { return b.k }
 func (b shardDrop) part() partKey        { return b.k }
 func (b shardPurge) part() partKey       { return b.k }

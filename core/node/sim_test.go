@@ -90,6 +90,10 @@ type world struct {
 	// clientsTableMax is the node's metadata.clients_table_max (0: the
 	// default), set by boot and restart.
 	clientsTableMax uint32
+	// parkedMax is sharding.deferred_poll_max_pending (0: the default).
+	parkedMax uint32
+	// inflightMax is sharding.deferred_poll_max_inflight_bytes (0: the default).
+	inflightMax uint64
 
 	cmd     int             // the script command being run, counted from 1
 	current *simClient      // the client it names, if any
@@ -130,6 +134,7 @@ func (w *world) startUnsettled(root *node.RootCredentials) {
 		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
 		ClientsTableMax: w.clientsTableMax, Shards: uint8(w.shards), Marks: w.marks,
+		DeferredPollMaxPending: w.parkedMax, DeferredPollInflightBytesMax: w.inflightMax,
 	}
 	w.node = node.New(cfg, simCrypto{rng: w.rng})
 	w.node.Step(w.now())

@@ -68,6 +68,8 @@ type state struct {
 	writes  map[writeKey]pendingWrite
 	polls   map[uint64]pendingPoll
 	pollSeq uint64
+	// parked: deferred polls waiting for data or their wait (deferred.go).
+	parked parkedPolls
 
 	balanced map[topicKey]uint32 // round-robin cursors of Balanced sends
 	policies map[topicKey]durability

@@ -1,0 +1,65 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/iggygo/iggy/wire"
+)
+
+// Deferred polls over HTTP (DEFP-7, DEFP-8): the poll's query parameters
+// plus max_wait (a Go duration: "500ms", "5s"; 0 answers at once),
+// min_count (default 1) and max_bytes (default 0, no cap). POST commits the
+// offset of the reply's last message, as auto_commit=true does.
+
+// GET .../messages/deferred
+func (s *Server) deferredPoll(c caller, w http.ResponseWriter, r *http.Request) *apiError {
+	return s.deferredPollAs(c, w, r, false)
+}
+
+// POST .../messages/deferred
+func (s *Server) deferredPollCommit(c caller, w http.ResponseWriter, r *http.Request) *apiError {
+	return s.deferredPollAs(c, w, r, true)
+}
+
+func (s *Server) deferredPollAs(c caller, w http.ResponseWriter, r *http.Request, commit bool) *apiError {
+	q, e := pollRequestOf(r)
+	if e != nil {
+		return e
+	}
+	d, e := deferredQuery(r, q)
+	if e != nil {
+		return e
+	}
+	d.Poll.AutoCommit = d.Poll.AutoCommit || commit
+	// The node answers by the end of the wait; the read's own bound comes on top.
+	k := callKind{policy: callPolicy{timeout: time.Duration(d.WaitMicros)*time.Microsecond + readPolicy.timeout,
+		budget: readPolicy.budget}, onTimeout: readTimeout}
+	out, e := fetch(s, c, k, wire.CmdDeferredPoll, encode(d.Encode), polledView)
+	if e != nil {
+		return partitionReadError(e)
+	}
+	return okJSON(w, out)
+}
+
+// deferredQuery reads max_wait, min_count and max_bytes; a bad one is a plain 400.
+func deferredQuery(r *http.Request, q wire.PollMessagesRequest) (wire.DeferredPollRequest, *apiError) {
+	d := wire.DeferredPollRequest{Poll: q, MinCount: 1}
+	if v := r.URL.Query().Get("max_wait"); v != "" {
+		wait, err := time.ParseDuration(v)
+		if err != nil || wait < 0 || wait > wire.DeferredPollWaitMicrosMax*time.Microsecond {
+			return d, plainError(http.StatusBadRequest, "Failed to deserialize query string: max_wait")
+		}
+		d.WaitMicros = uint64(wait / time.Microsecond)
+	}
+	minCount, e := queryUint(r, "min_count", 1, 1<<32-1)
+	if e != nil {
+		return d, e
+	}
+	maxBytes, e := queryUint(r, "max_bytes", 0, 1<<32-1)
+	if e != nil {
+		return d, e
+	}
+	d.MinCount, d.MaxBytes = uint32(minCount), uint32(maxBytes)
+	return d, nil
+}

@@ -1,0 +1,95 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/iggygo/iggy/oracles"
+	"github.com/iggygo/iggy/wire"
+)
+
+// Deferred polls in the workload (DEFP-2, DEFP-4, DEFP-11): a share of the
+// polls by offset wait up to deferredWaitTicksMax for a min_count, on
+// nodes that park at most simParkedMax polls per shard so some are refused.
+const (
+	deferredOneIn        = 3
+	deferredWaitTicksMax = 30
+	simParkedMax         = 2
+	tickMicros           = 10_000
+	// deferredLateTicks is how long after its wait a deferred poll may be
+	// answered once faults have healed: the last read and the reply's trip.
+	deferredLateTicks = 200
+	finalWaitTicks    = 3
+)
+
+// Marks of the deferred poll oracle.
+const (
+	markDeferredShort   = "sim.defer.short_after_wait"
+	markDeferredFilled  = "sim.defer.filled"
+	markDeferredRefused = "sim.defer.capacity_refused"
+	markDeferredTimed   = "sim.defer.late_checked"
+)
+
+// The deferred poll marks a sweep must hit: polls parked, woken by data and
+// by their wait, refused at capacity, answered short only after their wait
+// and filled, and judged for lateness after heal. A replica set's sweep
+// rarely wakes one by data (its polls read through the group first).
+var (
+	deferredRequired = []string{"node.defer.parked", "node.defer.woken_by_data", "node.defer.woken_by_timeout",
+		"node.defer.capacity_refused", markDeferredShort, markDeferredFilled, markDeferredRefused, markDeferredTimed}
+	deferredClusterRequired = []string{"node.defer.parked", "node.defer.woken_by_timeout", markDeferredShort,
+		markDeferredFilled, markDeferredTimed}
+)
+
+// deferredAsk is what a deferred poll asked for.
+type deferredAsk struct {
+	waitTicks uint64
+	minCount  uint32
+}
+
+// maybeDeferred turns a poll by offset into a deferred poll one time in
+// deferredOneIn.
+func (w *World) maybeDeferred(o *op, q wire.PollMessagesRequest) {
+	if w.rng.IntN(deferredOneIn) != 0 {
+		o.body = encode(q.Encode)
+		return
+	}
+	o.deferred = &deferredAsk{waitTicks: 1 + w.rng.Uint64N(deferredWaitTicksMax), minCount: 1 + w.rng.Uint32N(o.count)}
+	o.code = wire.CmdDeferredPoll
+	o.body = encode(wire.DeferredPollRequest{Poll: q, WaitMicros: o.deferred.waitTicks * tickMicros,
+		MinCount: o.deferred.minCount}.Encode)
+}
+
+// finalDeferred makes the read-back's polls deferred polls with a short
+// wait: the last, empty one of each partition parks and is answered when
+// its wait runs out, after heal, where the oracle's lateness bound holds.
+func (w *World) finalDeferred(o *op, q wire.PollMessagesRequest) {
+	o.deferred = &deferredAsk{waitTicks: finalWaitTicks, minCount: 1}
+	o.code = wire.CmdDeferredPoll
+	o.body = encode(wire.DeferredPollRequest{Poll: q, WaitMicros: finalWaitTicks * tickMicros, MinCount: 1}.Encode)
+}
+
+// checkDeferred is the deferred poll oracle: a reply with fewer than
+// min_count messages comes no earlier than the wait (the node answers
+// early only when enough arrived), and once faults have healed no later
+// than the wait plus deferredLateTicks. The read itself is judged like
+// every poll (consecutive offsets, each message once, linearizable).
+func (w *World) checkDeferred(a *attempt, o *op, r *oracles.Read) {
+	d := o.deferred
+	elapsed := w.tick - a.sentTick
+	if uint32(len(r.Msgs)) >= min(d.minCount, o.count) {
+		w.marks.Hit(markDeferredFilled)
+	} else {
+		w.marks.Hit(markDeferredShort)
+		if elapsed < d.waitTicks {
+			w.fail("deferred", fmt.Sprintf("%s: %d of min_count %d after %d ticks of a %d-tick wait",
+				o, len(r.Msgs), d.minCount, elapsed, d.waitTicks))
+			return
+		}
+	}
+	if w.healed && a.sentTick > w.knobs.FaultTicks {
+		w.marks.Hit(markDeferredTimed)
+		if elapsed > d.waitTicks+deferredLateTicks {
+			w.fail("deferred", fmt.Sprintf("%s: answered %d ticks after its %d-tick wait", o, elapsed-d.waitTicks, d.waitTicks))
+		}
+	}
+}
