@@ -44,6 +44,9 @@ func (n *Node) partitionConfig(k partKey) partition.Config {
 		// A replica set's offsets are replicated state: never clamped at
 		// boot, as the messages come back from peers.
 		KeepOffsetsAhead: n.cfg.clustered(),
+		// A replica set cuts a damaged log and refetches the rest from a
+		// peer (pgroup_damage.go); a single copy keeps what is left.
+		RefetchDamage: n.cfg.clustered(),
 	}
 	if _, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic)); code == wire.OK {
 		cfg.SegmentSizeBytes = topicOptions(t).SegmentSizeBytes
@@ -231,6 +234,8 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		n.written(k, ev.Token, 0, wire.OK)
 	case partition.PollDone:
 		n.pollDone(ev)
+	case partition.Damaged:
+		n.logDamaged(ev)
 	case partition.Recovered:
 		if ev.Code != wire.OK {
 			n.fatal("partition %s failed to recover: %s%s", partitionDir(k), ev.Code.Name(), newerRevision(ev))
@@ -239,6 +244,9 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		n.logRevision(k, ev)
 		if ev.CutBytes > 0 || ev.DroppedSegments > 0 {
 			n.logf("partition %s: cut %d bytes of torn tail, dropped %d segments", partitionDir(k), ev.CutBytes, ev.DroppedSegments)
+		}
+		for _, d := range ev.Damaged {
+			n.logDamaged(d)
 		}
 		if g := n.pgroups[k]; g != nil {
 			g.logReady = true
@@ -254,6 +262,18 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		}
 		n.boot.partitionRecovered()
 	}
+}
+
+// logDamaged reports stored bytes that do not hold valid records: the
+// file and byte range, and the offsets refused for it.
+func (n *Node) logDamaged(d partition.Damaged) {
+	if d.EndOffset > d.FirstOffset {
+		n.logf("damaged segment %s: bytes %d..%d hold no valid records; offsets %d..%d are lost and polls of them get %s; the file is kept as found",
+			d.Path, d.FromByte, d.ToByte, d.FirstOffset, d.EndOffset-1, wire.SegmentNotFound.Name())
+		return
+	}
+	n.logf("damaged segment %s: bytes %d..%d do not check out; the messages stored there cannot be read (%s)",
+		d.Path, d.FromByte, d.ToByte, wire.CannotReadMessage.Name())
 }
 
 // logRevision reports what recovery found of the partition's incarnation

@@ -162,3 +162,32 @@ func TestPollBound(t *testing.T) {
 		t.Fatal("polls not released")
 	}
 }
+
+// A record that rotted at rest fails every poll that reads it with 4011,
+// and the place (file, byte range) is reported once, not per poll (issue
+// 11: a corrupt byte made a whole batch unreadable with no log line).
+func TestPollReportsDamageOnce(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.fill(10, 2, true)
+	h.reopen() // an empty cache: polls read the disk
+	img := h.disk.get(seg0Log)
+	ends := recordEnds(img)
+	img[ends[3]+100] ^= 0x40 // inside the fifth record (offsets 8, 9)
+	h.disk.put(seg0Log, img)
+	for range 3 {
+		if p := h.poll(StrategyOffset, 8, 2); p.Code != wire.CannotReadMessage {
+			t.Fatalf("poll of a rotted record: %+v", p)
+		}
+	}
+	var reports []Damaged
+	for _, e := range h.events {
+		if d, ok := e.(Damaged); ok {
+			reports = append(reports, d)
+		}
+	}
+	want := Damaged{Path: seg0Log, FromByte: uint64(ends[3]), ToByte: uint64(ends[4])}
+	if len(reports) != 1 || reports[0] != want {
+		t.Fatalf("reported %+v, want once %+v", reports, want)
+	}
+	expectRun(t, messages(t, h.poll(StrategyOffset, 0, 8)), 0, 8)
+}

@@ -69,12 +69,18 @@ type recSeg struct {
 	lastIndexedPos   uint64
 	readLen          uint64 // length of the tail read in flight
 	dropped          bool
+	// damaged: a sealed segment (one follows it) whose valid records end
+	// before its file does or before the next segment starts; kept as
+	// found when the config does not refetch damage.
+	damaged bool
 }
 
 // Recover rebuilds the log from the partition directory at boot and ends
-// with a Recovered event. Every complete, valid record of the contiguous
-// log is kept; a torn or corrupt tail is cut (STOR-45), later segments
-// that no longer follow on are dropped, corrupt offset files are ignored
+// with a Recovered event. Every complete, valid record is kept; a torn or
+// corrupt tail of the last segment is cut (STOR-45); a sealed segment
+// whose records end early is kept as found with the segments after it
+// (unless RefetchDamage: then it is cut and later segments that no longer
+// follow on are dropped, config.go); corrupt offset files are ignored
 // and offsets beyond the head are clamped to it (§10.5). An empty or
 // missing directory becomes a new partition. revision is the incarnation
 // the metadata names (created.revision, revision.go; 0: no marker).
@@ -253,10 +259,10 @@ func (r *recovery) endSegment(l *Log, s *recSeg) {
 		r.startTail(l, s)
 		return
 	}
-	if r.cur > 0 && s.start != r.segs[r.cur-1].next {
-		for _, later := range r.segs[r.cur:] {
-			later.dropped = true
-		}
+	if r.cur > 0 {
+		r.follow(l, r.segs[r.cur-1], s)
+	}
+	if s.dropped {
 		r.cur = len(r.segs)
 	} else {
 		r.cur++
@@ -264,11 +270,31 @@ func (r *recovery) endSegment(l *Log, s *recSeg) {
 	r.scanNext(l)
 }
 
+// follow settles sealed segment prev now that its successor s is known.
+// With RefetchDamage, a segment that does not start where prev's valid
+// records end breaks the log: it and all later ones are dropped, so the log
+// stays the longest contiguous valid prefix and peers send the rest. Else
+// prev is kept as found when its records end early (truncated or rotted at
+// rest: the successor's name proves the offsets were assigned), and only a
+// successor that overlaps prev's records is dropped.
+func (r *recovery) follow(l *Log, prev, s *recSeg) {
+	short := prev.next < s.start || prev.pos < prev.logBytes
+	if !l.cfg.RefetchDamage && prev.next <= s.start && short {
+		prev.damaged = true
+		return
+	}
+	if s.start != prev.next {
+		for _, later := range r.segs[r.cur:] {
+			later.dropped = true
+		}
+	}
+}
+
 // repair issues every fix at once: the disk keeps per-file order, so a
 // later append lands after its file's truncation. It then loads offsets.
 func (r *recovery) repair(l *Log) {
 	kept := 0
-	for _, s := range r.segs {
+	for i, s := range r.segs {
 		if s.dropped {
 			r.result.DroppedSegments++
 			r.repairReq(l, storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extLog)})
@@ -276,6 +302,10 @@ func (r *recovery) repair(l *Log) {
 			continue
 		}
 		kept++
+		if s.damaged {
+			r.noteDamaged(l, i)
+			continue
+		}
 		r.repairSegment(l, s)
 	}
 	if kept == 0 {
@@ -315,6 +345,17 @@ func (r *recovery) repairSegment(l *Log, s *recSeg) {
 		r.repairReq(l, storage.Request{Op: storage.OpWrite, File: l.segmentPath(s.start, extIndex), Offset: indexLen, Data: data})
 		s.index = append(s.index, s.added...)
 	}
+}
+
+// noteDamaged reports damaged sealed segment i, which is left as found:
+// its bad bytes, and the offsets between its valid records and the next
+// segment.
+func (r *recovery) noteDamaged(l *Log, i int) {
+	s, succ := r.segs[i], r.segs[i+1]
+	r.result.Damaged = append(r.result.Damaged, Damaged{
+		Path: l.segmentPath(s.start, extLog), FromByte: s.pos, ToByte: s.logBytes,
+		FirstOffset: s.next, EndOffset: succ.start,
+	})
 }
 
 func (r *recovery) repairReq(l *Log, req storage.Request) {
@@ -381,6 +422,9 @@ func (r *recovery) finish(l *Log) {
 		l.segments = append(l.segments, s)
 		l.sizeBytes += rs.pos
 		l.lastTimestamp = max(l.lastTimestamp, rs.lastTs)
+	}
+	for _, d := range r.result.Damaged {
+		l.missing += d.EndOffset - d.FirstOffset
 	}
 	last := l.active()
 	last.state = segOpen

@@ -176,11 +176,13 @@ func TestRecoverAddsIndexEntries(t *testing.T) {
 	}
 }
 
-// A sealed segment that no longer reaches the next one ends the log there:
-// offsets stay contiguous.
-func TestRecoverDropsSegmentsAfterGap(t *testing.T) {
+// With RefetchDamage (a replica set), a sealed segment that no longer
+// reaches the next one ends the log there: offsets stay contiguous, and the
+// group fetches the rest from a peer.
+func TestRecoverRefetchDamageDropsSegmentsAfterGap(t *testing.T) {
 	cfg := testConfig()
 	cfg.SegmentSizeBytes = 1500
+	cfg.RefetchDamage = true
 	h := newHarness(t, cfg)
 	h.fill(20, 2, true)
 	if len(h.log.segments) < 3 {
@@ -194,6 +196,73 @@ func TestRecoverDropsSegmentsAfterGap(t *testing.T) {
 		t.Fatalf("recovered %+v, %d segments", r, len(h.log.segments))
 	}
 	checkRecovered(t, h, 2)
+}
+
+// A sealed segment truncated at rest (issue 11: `truncate -s` of a sealed
+// segment made a restart delete the intact later segments and acknowledge
+// new sends at offsets already acknowledged) is kept as found, every later
+// segment survives, the current offset does not go back, the next append
+// gets a fresh offset, and the offsets the segment lost are refused with
+// SegmentNotFound while the rest reads back.
+// covers STOR-7, STOR-45
+func TestRecoverKeepsTruncatedSealedSegment(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 1500
+	h := newHarness(t, cfg)
+	h.fill(20, 2, true)
+	if len(h.log.segments) < 4 {
+		t.Fatalf("want at least 4 segments, got %d", len(h.log.segments))
+	}
+	damaged, succ := h.log.segments[1], h.log.segments[2]
+	path := h.log.segmentPath(damaged.start, extLog)
+	before := map[string][]byte{}
+	for p := range h.disk.files {
+		before[p] = append([]byte(nil), h.disk.get(p)...)
+	}
+	img := h.disk.get(path)
+	ends := recordEnds(img)
+	cut := uint64(ends[0] + 7) // inside the segment's second record
+	h.disk.put(path, img[:cut])
+	lost := damaged.start + 2 // the first record (2 messages) survives
+
+	r := h.reopen()
+	if r.Code != wire.OK || r.CurrentOffset != 39 || r.DroppedSegments != 0 || r.CutBytes != 0 {
+		t.Fatalf("recovered %+v", r)
+	}
+	want := Damaged{Path: path, FromByte: uint64(ends[0]), ToByte: cut, FirstOffset: lost, EndOffset: succ.start}
+	if len(r.Damaged) != 1 || r.Damaged[0] != want {
+		t.Fatalf("damage reported %+v, want %+v", r.Damaged, want)
+	}
+	for p, b := range before {
+		if p == path {
+			b = b[:cut]
+		}
+		if got := h.disk.get(p); string(got) != string(b) {
+			t.Fatalf("%s changed by recovery: %d bytes, was %d", p, len(got), len(b))
+		}
+	}
+	if st := h.log.Stats(); st.MessagesCount != 40-(succ.start-lost) {
+		t.Fatalf("stats %+v", st)
+	}
+	expectRun(t, messages(t, h.poll(StrategyFirst, 0, 100)), 0, int(lost))
+	if p := h.poll(StrategyOffset, lost, 10); p.Code != wire.SegmentNotFound {
+		t.Fatalf("poll of a lost offset: %+v", p)
+	}
+	expectRun(t, messages(t, h.poll(StrategyOffset, succ.start, 100)), succ.start, int(40-succ.start))
+	h.seq = 40
+	_, base := h.append(2, true)
+	h.step()
+	if base != 40 {
+		t.Fatalf("append after recovery at %d, want 40", base)
+	}
+	// A second boot finds the same and changes nothing.
+	if r2 := h.reopen(); r2.CurrentOffset != 41 || len(r2.Damaged) != 1 {
+		t.Fatalf("second recovery %+v", r2)
+	}
+	// Retention deletes the damaged segment with the offsets it lost.
+	if n := h.log.DeleteSegments(2); n != 2 || h.log.Stats().MessagesCount != 42-succ.start {
+		t.Fatalf("deleted %d, stats %+v", n, h.log.Stats())
+	}
 }
 
 // A segment that filled up just before a crash is sealed at boot and the
