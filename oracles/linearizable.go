@@ -165,7 +165,7 @@ func minEndAt(h *History, k PartKey, c Crash) uint64 {
 		}
 	}
 	for _, d := range h.Damages {
-		if d.Part == k && d.At < c.At {
+		if d.Part == k && d.At < c.At && d.End == 0 {
 			minEnd = min(minEnd, d.Offset)
 		}
 	}
@@ -223,7 +223,7 @@ func DescribePartition(h *History, k PartKey) string {
 	}
 	for _, d := range h.Damages {
 		if d.Part == k {
-			lines = append(lines, line{d.At, fmt.Sprintf("[%d] damage at offset %d", d.At, d.Offset)})
+			lines = append(lines, line{d.At, fmt.Sprintf("[%d] damage at offset %d (end %d, 0: unbounded)", d.At, d.Offset, d.End)})
 		}
 	}
 	slices.SortStableFunc(lines, func(a, b line) int { return cmp.Compare(a.at, b.at) })

@@ -85,6 +85,9 @@ func (w *World) hostFaults(h *host) {
 	if h.booted && w.chance(k.MetaDamagePerMillion) && w.mayDamageMetadata(h) {
 		w.damageMetadata(h)
 	}
+	if h.booted && !w.cluster() && w.chance(k.TruncatePerMillion) {
+		w.truncateSealed(h)
+	}
 }
 
 // midBatchPowerLoss: in a replica set a power loss may also strike

@@ -57,6 +57,13 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 		}
 		return
 	}
+	if status == wire.SegmentNotFound && w.hole(o.part, o.offset, o.kind == opPollNext) != nil {
+		w.marks.Hit("sim.poll.lost_range_refused")
+		if o.final {
+			w.finalSkipHole(o)
+		}
+		return
+	}
 	if status != wire.OK {
 		w.unexpected(o, status)
 		return

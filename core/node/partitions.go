@@ -246,6 +246,7 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 			n.logf("partition %s: cut %d bytes of torn tail, dropped %d segments", partitionDir(k), ev.CutBytes, ev.DroppedSegments)
 		}
 		for _, d := range ev.Damaged {
+			n.cfg.Marks.Hit("node.partition.damaged_segment_kept")
 			n.logDamaged(d)
 		}
 		if g := n.pgroups[k]; g != nil {

@@ -134,6 +134,7 @@ type pendingPoll struct {
 	seg         *segment
 	position    uint64 // next byte to read in seg's .log
 	expect      uint64 // base_offset of the record at position
+	readLen     uint64 // length of the read in flight
 }
 
 // readFrom plans a disk read for the first offset wanted by p. An offset
@@ -169,6 +170,7 @@ func (l *Log) submitRead(p *pendingPoll, minLen uint64) {
 		want = p.col.bytesLeft
 	}
 	n := min(avail, max(want, minLen))
+	p.readLen = n
 	// ReplyOnly: the data reaches nothing but the poll's reply (PollDone
 	// records); it is dropped when the poll fails or is replanned.
 	id := l.submit(storage.Request{
@@ -209,8 +211,10 @@ func (l *Log) onPollRead(c storage.Completion) {
 		return
 	}
 	data := c.Data
-	if len(data) == 0 {
-		l.pollCorrupt(p, p.position, p.seg.committedBytes) // the file is shorter than its committed bytes
+	if uint64(len(data)) < p.readLen {
+		// The file is shorter than its committed bytes (cut at rest): read
+		// again, the poll would get the same short answer for ever.
+		l.pollCorrupt(p, p.position+uint64(len(data)), p.seg.committedBytes)
 		return
 	}
 	var needLen uint64

@@ -191,3 +191,38 @@ func TestPollReportsDamageOnce(t *testing.T) {
 	}
 	expectRun(t, messages(t, h.poll(StrategyOffset, 0, 8)), 0, 8)
 }
+
+// A segment file cut shorter than its committed bytes under a running log
+// (truncated at rest) fails the poll with 4011 and reports the place; a
+// poll used to read the same short answer again for ever (swarm seed 8).
+func TestPollOfTruncatedFileAnswers(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.fill(10, 2, true)
+	h.reopen() // an empty cache: polls read the disk
+	img := h.disk.get(seg0Log)
+	ends := recordEnds(img)
+	h.disk.put(seg0Log, img[:ends[5]+30])
+	h.pollID++
+	h.log.Poll(h.pollID, StrategyOffset, 0, 20)
+	for range 100 {
+		if !h.disk.step(h.log) {
+			break
+		}
+	}
+	var done *PollDone
+	var reports []Damaged
+	for _, e := range h.log.TakeEvents() {
+		switch e := e.(type) {
+		case PollDone:
+			done = &e
+		case Damaged:
+			reports = append(reports, e)
+		}
+	}
+	if done == nil || done.Code != wire.CannotReadMessage {
+		t.Fatalf("poll of a truncated file: %+v", done)
+	}
+	if len(reports) != 1 || reports[0].FromByte != uint64(ends[5]+30) || reports[0].ToByte != uint64(len(img)) {
+		t.Fatalf("reported %+v", reports)
+	}
+}
