@@ -25,7 +25,7 @@ func init() {
 	commands = map[string]command{
 		"boot": cmdBoot, "restart": cmdRestart, "crash": cmdCrash, "tick": cmdTick,
 		"settle":    func(w *world, a *args) { a.done(0); w.requireUp(); w.settle() },
-		"disk-step": cmdDiskStep, "ls": cmdLs,
+		"disk-step": cmdDiskStep, "ls": cmdLs, "disk-fail": cmdDiskFail,
 		"connect": cmdConnect, "disconnect": cmdDisconnect, "login": cmdLogin, "logout": cmdLogout,
 		"ping": cmdPing, "raw": cmdRaw, "resend": cmdResend,
 		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
@@ -156,6 +156,16 @@ func cmdDiskStep(w *world, a *args) {
 		w.takeReady()
 	}
 	w.printf("%d disk requests pending", w.disk.Pending())
+}
+
+// disk-fail prefix|off: changes of files under prefix fail with an I/O
+// error from now on (off: none fail).
+func cmdDiskFail(w *world, a *args) {
+	w.failWrites = a.arg(0)
+	if w.failWrites == "off" {
+		w.failWrites = ""
+	}
+	a.done(1)
 }
 
 // ls [prefix]: files with their volatile and durable sizes.

@@ -30,6 +30,7 @@ func (n *Node) onTick() {
 	n.expireForwards()
 	n.evictStale()
 	n.cleanTokens()
+	n.retryWrites()
 	if n.now.Ticks%retentionEveryTicks != 0 {
 		return
 	}

@@ -219,6 +219,9 @@ func (n *Node) partitionCompletion(o owner, c storage.Completion) {
 func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 	switch ev := ev.(type) {
 	case partition.Committed:
+		if len(n.writeRetries) > 0 {
+			n.writeSucceeded(k)
+		}
 		n.groupWritten(k, ev.Token)
 		n.written(k, ev.Token, ev.BaseOffset, wire.OK)
 	case partition.Failed:
@@ -236,7 +239,14 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		n.pollDone(ev)
 	case partition.Damaged:
 		n.logDamaged(ev)
+	case partition.WriteFailed:
+		if n.groupOf(k) == nil { // a replica set stops on it instead (Failed)
+			n.writeFailed(k, ev)
+		}
 	case partition.Recovered:
+		if n.retryRecovered(k, ev) && ev.Code != wire.OK {
+			return // a reopen after a failed write: tried again later
+		}
 		if ev.Code != wire.OK {
 			n.fatal("partition %s failed to recover: %s%s", partitionDir(k), ev.Code.Name(), newerRevision(ev))
 			return

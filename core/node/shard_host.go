@@ -117,6 +117,7 @@ func (n *Node) reportStats() {
 
 // hostTick runs a host's time-driven work: retention of its logs.
 func (n *Node) hostTick() {
+	n.retryWrites()
 	if n.now.Ticks%retentionEveryTicks != 0 {
 		return
 	}

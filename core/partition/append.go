@@ -155,7 +155,7 @@ func (l *Log) onChunk(f inflight, comp storage.Completion) {
 		return // failed or purged meanwhile
 	}
 	if comp.Result != storage.ResultOK {
-		l.fail(wire.CannotSaveMessagesToSegment)
+		l.fail(wire.CannotSaveMessagesToSegment, comp)
 		return
 	}
 	if f.kind == reqChunkWrite {
@@ -203,14 +203,16 @@ func (l *Log) commitChunk(c *chunk) {
 	assert.That(s.indexCommitted <= len(s.index), "partition: more committed chunks than index entries")
 }
 
-// fail breaks the log after a write failure: every append not yet
-// committed fails, and no append is accepted until Purge.
-func (l *Log) fail(code wire.Code) {
+// fail breaks the log after a write failure c: every append not yet
+// committed fails, no append is accepted until Purge or a reopen (the
+// state of the files' tails is unknown), and WriteFailed reports it once.
+func (l *Log) fail(code wire.Code, c storage.Completion) {
 	if l.broken != wire.OK {
 		return
 	}
 	l.broken = code
 	l.failUncommitted(code)
+	l.emit(WriteFailed{Code: code, Err: c.Err})
 }
 
 // failUncommitted fails every append not yet committed, in offset order.

@@ -60,6 +60,14 @@ type Recovered struct {
 	Damaged []Damaged
 }
 
+// WriteFailed reports the write, create or sync failure that broke the log:
+// appends get Code until it is reopened (Recover on a new Log) or purged.
+// Err is the disk's detail (the operation, the file and the errno).
+type WriteFailed struct {
+	Code wire.Code
+	Err  string
+}
+
 // Damaged reports stored bytes of a segment that do not hold valid
 // records: found by recovery in a sealed segment, or by a poll's read (then
 // once per place, up to damageReportsMax). Bytes [FromByte, ToByte) of Path
@@ -77,3 +85,4 @@ func (PollDone) isEvent()     {}
 func (OffsetStored) isEvent() {}
 func (Recovered) isEvent()    {}
 func (Damaged) isEvent()      {}
+func (WriteFailed) isEvent()  {}
