@@ -44,6 +44,9 @@ type Options struct {
 	DataDir string
 	// Now is the clock of token checks; nil is time.Now (tests move it).
 	Now func() time.Time
+	// DiskWriteFailures, when set, is the disk_write_failures_total
+	// counter of /metrics: partition writes that failed.
+	DiskWriteFailures func() uint64
 }
 
 // Server is the HTTP listener bound to one node through its hub.

@@ -39,6 +39,8 @@ type Loop struct {
 	ticks  uint64
 	reads  *readBuffers // per loop: lent and matched by this loop only
 	links  *shardLinks  // nil when the node runs one shard
+	// counters, when set, sum what the node reports for /metrics.
+	counters *Counters
 }
 
 // NewLoop wires the front node to its disk, job workers and transports;
@@ -142,6 +144,9 @@ func (l *Loop) carryOut() error {
 	l.deliver(r.Replies)
 	for _, line := range r.Logs {
 		l.log.Info(line)
+	}
+	if r.WriteFailures > 0 && l.counters != nil {
+		l.counters.diskWriteFailures.Add(uint64(r.WriteFailures))
 	}
 	if r.Fatal != "" {
 		return &FatalError{Reason: l.links.name() + r.Fatal}

@@ -66,7 +66,8 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 		log.Warn("cannot pin the server's threads; they run unpinned", "err", err)
 	}
 	hub := transport.NewHub()
-	listeners := &listeners{}
+	counters := &server.Counters{}
+	listeners := &listeners{counters: counters}
 	defer listeners.close(hub)
 	var listenErr error
 	sources := snapshotSources(cfg)
@@ -90,6 +91,9 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 		return err
 	}
 	defer shards.release() // RunShards returns once every loop has ended; nothing submits to the disks then
+	for _, l := range shards.loops {
+		l.CountInto(counters)
+	}
 	if err := server.RunShards(shards.loops, stop); err != nil {
 		var fatal *server.FatalError
 		if errors.As(err, &fatal) {
@@ -191,7 +195,8 @@ func hostPort(enabled bool, addr string) (string, uint16, error) {
 
 // listeners are the client transports, started once the node has booted.
 type listeners struct {
-	tcp *tcp.Server
+	counters *server.Counters // the loops' counts, for /metrics
+	tcp      *tcp.Server
 	wsListener
 	quicListener
 	httpListener
@@ -204,7 +209,7 @@ func (l *listeners) start(cfg *config.Config, hub *transport.Hub, log *slog.Logg
 	if err := l.startQUIC(cfg, hub, log); err != nil {
 		return err
 	}
-	if err := l.startHTTP(cfg, hub, log); err != nil {
+	if err := l.startHTTP(cfg, hub, log, l.counters); err != nil {
 		return err
 	}
 	if !cfg.TCP.Enabled {
