@@ -179,12 +179,7 @@ func TestPollReportsDamageOnce(t *testing.T) {
 			t.Fatalf("poll of a rotted record: %+v", p)
 		}
 	}
-	var reports []Damaged
-	for _, e := range h.events {
-		if d, ok := e.(Damaged); ok {
-			reports = append(reports, d)
-		}
-	}
+	reports := damageReports(h.events)
 	want := Damaged{Path: seg0Log, FromByte: uint64(ends[3]), ToByte: uint64(ends[4])}
 	if len(reports) != 1 || reports[0] != want {
 		t.Fatalf("reported %+v, want once %+v", reports, want)
@@ -209,20 +204,29 @@ func TestPollOfTruncatedFileAnswers(t *testing.T) {
 			break
 		}
 	}
+	events := h.log.TakeEvents()
 	var done *PollDone
-	var reports []Damaged
-	for _, e := range h.log.TakeEvents() {
-		switch e := e.(type) {
-		case PollDone:
-			done = &e
-		case Damaged:
-			reports = append(reports, e)
+	for _, e := range events {
+		if p, ok := e.(PollDone); ok {
+			done = &p
 		}
 	}
+	reports := damageReports(events)
 	if done == nil || done.Code != wire.CannotReadMessage {
 		t.Fatalf("poll of a truncated file: %+v", done)
 	}
 	if len(reports) != 1 || reports[0].FromByte != uint64(ends[5]+30) || reports[0].ToByte != uint64(len(img)) {
 		t.Fatalf("reported %+v", reports)
 	}
+}
+
+// damageReports picks the Damaged events.
+func damageReports(events []Event) []Damaged {
+	var out []Damaged
+	for _, e := range events {
+		if d, ok := e.(Damaged); ok {
+			out = append(out, d)
+		}
+	}
+	return out
 }
