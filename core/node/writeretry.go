@@ -60,11 +60,16 @@ func (n *Node) retryWrites() {
 	}
 	for _, k := range sortedPartKeys(n.writeRetries) {
 		r := n.writeRetries[k]
-		if _, open := n.partitions[k]; !open {
+		log, open := n.partitions[k]
+		if !open {
 			delete(n.writeRetries, k) // deleted meanwhile
 			continue
 		}
 		if r.reopening || r.dueTick == 0 || n.now.Ticks < r.dueTick {
+			continue
+		}
+		if !log.Broken() {
+			delete(n.writeRetries, k) // purged meanwhile: it starts anew
 			continue
 		}
 		r.attempt++

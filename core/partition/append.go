@@ -65,6 +65,10 @@ func (l *Log) AppendCommitted(rec []byte, nowMicros uint64, sync bool) (token, b
 	return l.appendRecord(rec, nowMicros, sync)
 }
 
+// Broken says whether a write failure broke the log (fail): it takes no
+// appends until it is reopened or purged.
+func (l *Log) Broken() bool { return l.broken != wire.OK }
+
 // NextOffset is the offset the next append gets.
 func (l *Log) NextOffset() uint64 { return l.nextOffset }
 
