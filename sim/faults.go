@@ -27,11 +27,15 @@ import (
 // segment or metadata file rotting at rest. Its only copy is gone, so the
 // record holding it and what follows may be legitimately lost (the oracles
 // exempt them), and a node that refuses to boot on it is classified
-// "unrecoverable", not failed. Not injected at all: read faults during
-// recovery (the core cuts what does not check out, and cannot tell a flip
-// from a torn write without a second copy), write I/O errors (a failed
-// partition write breaks the log until restart), and misdirected writes on
-// a single replica.
+// "unrecoverable", not failed. A sealed segment file cut short at rest
+// (truncate.go) loses only its own tail: the offsets up to the next
+// segment may be lost, the later segments may not, and no offset may be
+// acknowledged twice. Not injected at all: read faults during recovery
+// (the core cuts what does not check out, and cannot tell a flip from a
+// torn write without a second copy), write I/O errors (a failed partition
+// write breaks the log until the node reopens it after a backoff; the
+// node's scenario write_retry covers it), and misdirected writes on a
+// single replica.
 //
 // A replica set adds one rule: metadata or a partition segment rots at
 // rest, or a metadata journal write is misdirected (it lands one to eight
