@@ -193,7 +193,10 @@ func (w *World) damageSegment(h *host) {
 		w.clusterDamaged[k] = true
 		return
 	}
-	w.hist.Damages = append(w.hist.Damages, oracles.Damage{Part: k, Offset: offset, At: w.next()})
+	// In a sealed segment only the offsets up to the next segment may be
+	// lost (recovery keeps it and the segments after it, recover.go).
+	end, _ := successor(h.disk.Files(), path)
+	w.hist.Damages = append(w.hist.Damages, oracles.Damage{Part: k, Offset: offset, End: end, At: w.next()})
 }
 
 // damageMetadata flips one bit of a synced metadata file.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,19 +27,11 @@ const (
 func (w *World) truncateSealed(h *host) {
 	var cands []string
 	succ := map[string]uint64{} // a sealed file -> its successor's start
-	files := h.disk.Files()     // sorted: a directory's segments ascend
-	for i, p := range files {
-		start, _, ok := segmentFile(p)
-		if !ok || !h.synced(p) {
-			continue
-		}
-		for _, q := range files[i+1:] {
-			next, nextExt, ok := segmentFile(q)
-			if path.Dir(q) == path.Dir(p) && ok && nextExt == ".log" && next > start {
-				succ[p] = next
-				cands = append(cands, p)
-				break
-			}
+	files := h.disk.Files()
+	for _, p := range files {
+		if next, ok := successor(files, p); ok && h.synced(p) {
+			succ[p] = next
+			cands = append(cands, p)
 		}
 	}
 	if len(cands) == 0 {
@@ -87,6 +80,26 @@ func (w *World) finalSkipHole(o *op) {
 		f.acc = append(f.acc, oracles.Lost)
 	}
 	f.failures = 0
+}
+
+// successor is the start of the segment after the one file p belongs to,
+// among files (sorted: a directory's segments ascend); false when p is not
+// a segment file or its segment is the last (active) one.
+func successor(files []string, p string) (uint64, bool) {
+	start, _, ok := segmentFile(p)
+	if !ok {
+		return 0, false
+	}
+	i, _ := slices.BinarySearch(files, p)
+	for _, q := range files[i:] {
+		if path.Dir(q) != path.Dir(p) {
+			break
+		}
+		if next, ext, ok := segmentFile(q); ok && ext == ".log" && next > start {
+			return next, true
+		}
+	}
+	return 0, false
 }
 
 // segmentFile parses the name of a partition's segment file.
