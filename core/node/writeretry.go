@@ -13,7 +13,9 @@ import (
 // appends again. Sends meanwhile get the failure's code (4006). If the
 // condition has not cleared, the next write fails again and the backoff
 // doubles, up to writeRetryTicksMax; the retries go on for as long as the
-// partition exists, since the disk may come back at any time. A replica
+// partition exists, since the disk may come back at any time. The reopen
+// also cuts the records of the appends answered with the failure (Reopen):
+// a send that got 4006 did not happen, whatever reached the disk. A replica
 // set does not retry: a committed write that cannot apply stops the node
 // (partitionEvent), as its peers hold the op.
 const (
@@ -25,9 +27,12 @@ const (
 
 // writeRetry is a broken partition's way back.
 type writeRetry struct {
-	attempt   int    // reopens so far, since the last write that succeeded
-	dueTick   uint64 // when the next reopen starts; 0 while one runs
-	reopening bool   // a reopen's recovery is running
+	// committedNext is where the broken log's commits ended: the reopen
+	// cuts what follows (every later append was answered as failed).
+	committedNext uint64
+	attempt       int    // reopens so far, since the last write that succeeded
+	dueTick       uint64 // when the next reopen starts; 0 while one runs
+	reopening     bool   // a reopen's recovery is running
 }
 
 // writeFailed handles a log's WriteFailed: count, log, and schedule a reopen.
@@ -38,6 +43,7 @@ func (n *Node) writeFailed(k partKey, ev partition.WriteFailed) {
 		r = &writeRetry{}
 		n.writeRetries[k] = r
 	}
+	r.committedNext = n.partitions[k].CommittedNext()
 	r.dueTick = n.now.Ticks + retryBackoffTicks(r.attempt)
 	n.logf("partition %s: a write failed (%s): sends get %s; retrying in %d ticks (attempt %d)",
 		partitionDir(k), ev.Err, ev.Code.Name(), r.dueTick-n.now.Ticks, r.attempt+1)
@@ -77,7 +83,7 @@ func (n *Node) retryWrites() {
 		rev := n.partitionRevision(k)
 		n.abandonWrites(k)
 		n.closePartition(k)
-		n.openPartition(k).Recover(rev)
+		n.openPartition(k).Reopen(rev, r.committedNext)
 	}
 }
 

@@ -69,6 +69,9 @@ func (l *Log) AppendCommitted(rec []byte, nowMicros uint64, sync bool) (token, b
 // appends until it is reopened or purged.
 func (l *Log) Broken() bool { return l.broken != wire.OK }
 
+// CommittedNext is the offset after the last committed message.
+func (l *Log) CommittedNext() uint64 { return l.committedNext }
+
 // NextOffset is the offset the next append gets.
 func (l *Log) NextOffset() uint64 { return l.nextOffset }
 

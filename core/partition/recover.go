@@ -2,6 +2,7 @@ package partition
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 
@@ -52,6 +53,9 @@ type recovery struct {
 	// index is rebuilt (RecoverFully), not only those after the last
 	// index entry.
 	full bool
+	// capNext: records at or past this offset were answered as failed
+	// (Reopen) and are cut like a torn tail; MaxUint64 for none.
+	capNext uint64
 }
 
 // recSeg is one segment as found on disk and as scanned.
@@ -84,19 +88,26 @@ type recSeg struct {
 // and offsets beyond the head are clamped to it (§10.5). An empty or
 // missing directory becomes a new partition. revision is the incarnation
 // the metadata names (created.revision, revision.go; 0: no marker).
-func (l *Log) Recover(revision uint64) { l.recover(revision, false) }
+func (l *Log) Recover(revision uint64) { l.recover(revision, false, math.MaxUint64) }
 
 // RecoverFully is Recover checking every record of every segment, not
 // only the tail after the last index entry, and rebuilding the indexes: a
 // replica of a set that read a bad record cuts its log there and fetches
 // the rest from a peer.
-func (l *Log) RecoverFully(revision uint64) { l.recover(revision, true) }
+func (l *Log) RecoverFully(revision uint64) { l.recover(revision, true, math.MaxUint64) }
 
-func (l *Log) recover(revision uint64, full bool) {
+// Reopen is Recover for a log that a write failure broke (the node opens a
+// new Log on the same files): committedNext is where the broken log's
+// commits ended. Every append after it was answered with the failure, so
+// its records, whole on disk or not, are cut and its segments dropped: a
+// send that got an error did not happen.
+func (l *Log) Reopen(revision, committedNext uint64) { l.recover(revision, false, committedNext) }
+
+func (l *Log) recover(revision uint64, full bool, capNext uint64) {
 	assert.That(l.phase == phaseNew, "partition: Recover in phase %d", l.phase)
 	l.revision = revision
 	l.phase = phaseRecovering
-	l.recovery = &recovery{offsets: make(map[offsetKey]uint64), files: make(map[offsetKey]offsetFile), full: full}
+	l.recovery = &recovery{offsets: make(map[offsetKey]uint64), files: make(map[offsetKey]offsetFile), full: full, capNext: capNext}
 	l.submit(storage.Request{Op: storage.OpList, File: l.cfg.Dir}, reqRecovery, recRef(recList, 0))
 }
 
@@ -121,6 +132,9 @@ func (r *recovery) complete(l *Log, f inflight, c storage.Completion) {
 	case recIndex:
 		s := r.segs[r.cur]
 		s.index = parseIndex(c.Data, s.start, s.logBytes)
+		for n := len(s.index); n > 0 && s.index[n-1].offset >= r.capNext; n-- {
+			s.index = s.index[:n-1] // entries of appends that failed
+		}
 		r.startTail(l, s)
 	case recTail:
 		r.onTail(l, r.segs[r.cur], c.Data)
@@ -229,16 +243,29 @@ func (r *recovery) onTail(l *Log, s *recSeg, data []byte) {
 		s.logBytes = s.pos + uint64(len(data)) // the file is shorter than listed
 	}
 	base := s.pos
+	capAt, tsBefore := -1, s.lastTs
 	res := scanRecords(data, s.next, s.lastTs, func(pos int, h batch.Header) {
+		if capAt < 0 && h.BaseOffset >= r.capNext {
+			capAt = pos // the first record of a failed append
+		}
+		if capAt >= 0 {
+			return
+		}
+		tsBefore = h.BaseTimestamp
 		at := base + uint64(pos)
 		if at-s.lastIndexedPos >= recoveryIndexIntervalBytes {
 			s.added = append(s.added, indexEntry{offset: h.BaseOffset, timestamp: h.BaseTimestamp, position: at})
 			s.lastIndexedPos = at
 		}
 	})
+	if capAt >= 0 {
+		res = scanResult{validBytes: capAt, next: r.capNext, lastTs: tsBefore}
+	}
 	s.pos += uint64(res.validBytes)
 	s.next, s.lastTs = res.next, res.lastTs
 	switch {
+	case capAt >= 0:
+		r.endSegment(l, s)
 	case res.needBytes > 0 && s.pos+res.needBytes <= s.logBytes:
 		r.readTail(l, s, res.needBytes) // a record crosses the end of this read
 	case res.needBytes == 0 && res.validBytes == len(data) && s.pos < s.logBytes:
@@ -279,7 +306,7 @@ func (r *recovery) endSegment(l *Log, s *recSeg) {
 // successor that overlaps prev's records is dropped.
 func (r *recovery) follow(l *Log, prev, s *recSeg) {
 	short := prev.next < s.start || prev.pos < prev.logBytes
-	if !l.cfg.RefetchDamage && prev.next <= s.start && short {
+	if !l.cfg.RefetchDamage && prev.next <= s.start && short && s.start < r.capNext {
 		prev.damaged = true
 		return
 	}

@@ -409,3 +409,41 @@ func TestRecoverFullyCutsEarlyDamage(t *testing.T) {
 		}
 	}
 }
+
+// A log broken by a failed write answered its uncommitted appends with
+// the failure, though their records may have reached the disk; reopened,
+// it cuts them, so a send that got an error did not happen, and appends
+// go on at the committed end (issue 11 item 6).
+func TestReopenCutsFailedAppends(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.fill(10, 2, true)
+	h.disk.fault = func(r storage.Request) storage.Result {
+		if r.File == seg0Index && r.Op == storage.OpWrite {
+			return storage.ResultIOError // the records are written, the log breaks
+		}
+		return storage.ResultOK
+	}
+	h.fill(3, 2, true)
+	failed, written := 0, false
+	for _, e := range h.events {
+		switch e := e.(type) {
+		case Failed:
+			failed++
+		case WriteFailed:
+			written = e.Code == wire.CannotSaveMessagesToSegment
+		}
+	}
+	if failed != 3 || !written || !h.log.Broken() || h.log.CommittedNext() != 20 {
+		t.Fatalf("failed %d, reported %t, broken %t, committed %d", failed, written, h.log.Broken(), h.log.CommittedNext())
+	}
+	if n := len(recordEnds(h.disk.get(seg0Log))); n != 13 {
+		t.Fatalf("%d records on disk, want the 3 failed ones written too", n)
+	}
+	h.disk.fault = nil
+	committed := h.log.CommittedNext()
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, committed)
+	h.step()
+	checkRecovered(t, h, 20)
+}
