@@ -141,3 +141,50 @@ func fileSize(t *testing.T, path string) int64 {
 	}
 	return fi.Size()
 }
+
+// Issue 11, item 8: a byte that rots at rest makes its batch unreadable;
+// every poll of it gets 4011, and the damage is logged once with the file
+// and byte range, not per poll and not never.
+func TestRottedByteIsLoggedOnce(t *testing.T) {
+	dataDir := newDataDir(t)
+	s := startServer(t, serverConfig{dataDir: dataDir, defaultRoot: true})
+	c := s.root()
+	stream, topic := createStreamTopic(t, c, "rot", "events", 1)
+	one := wire.Partitioning{Kind: wire.PartitioningPartitionID}
+	for i := range 20 { // one write and one index entry each: boot checks only the last
+		if _, err := c.SendMessages(stream, topic, one, []client.Message{{ID: messageID(9, uint64(i)), Payload: make([]byte, 100)}}); err != nil {
+			t.Fatalf("send: %v", err)
+		}
+	}
+	c.Close()
+	s.stop()
+	dir := filepath.Join(dataDir, "streams", "0", "topics", "0", "partitions", "0")
+	path := segmentFile(dir, 0, ".log")
+	img, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img[200] ^= 0x10 // in the first record's message
+	if err := os.WriteFile(path, img, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = s.restart()
+	c = s.root()
+	defer c.Close()
+	partition := uint32(0)
+	for range 3 {
+		_, _, err := c.PollMessages(client.Consumer(1), stream, topic, &partition, wire.PollOffset, 0, 1, false)
+		wantCode(t, "poll of the rotted record", err, wire.CannotReadMessage)
+	}
+	_, got, err := c.PollMessages(client.Consumer(1), stream, topic, &partition, wire.PollOffset, 1, 100, false)
+	if err != nil || len(got) != 19 {
+		t.Fatalf("poll after the rotted record: %d messages, %v", len(got), err)
+	}
+	line := "damaged segment streams/0/topics/0/partitions/0/00000000000000000000.log: bytes 0.." // relative to the data directory
+	if !eventually(func() bool { return strings.Contains(s.stderr.String()+s.stdout.String(), line) }) {
+		t.Fatalf("the rotted record is not logged:\n%s", s.stderr)
+	}
+	if n := strings.Count(s.stderr.String()+s.stdout.String(), "damaged segment"); n != 1 {
+		t.Fatalf("the damage is logged %d times, want once:\n%s", n, s.stderr)
+	}
+}
