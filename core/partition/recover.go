@@ -303,7 +303,8 @@ func (r *recovery) endSegment(l *Log, s *recSeg) {
 // stays the longest contiguous valid prefix and peers send the rest. Else
 // prev is kept as found when its records end early (truncated or rotted at
 // rest: the successor's name proves the offsets were assigned), and only a
-// successor that overlaps prev's records is dropped.
+// successor that overlaps prev's records, or on a Reopen one that starts
+// at or past capNext (it holds failed appends only), is dropped.
 func (r *recovery) follow(l *Log, prev, s *recSeg) {
 	short := prev.next < s.start || prev.pos < prev.logBytes
 	if !l.cfg.RefetchDamage && prev.next <= s.start && short && s.start < r.capNext {
