@@ -126,6 +126,14 @@ type Damage struct {
 // covers says whether d may have lost offset o.
 func (d Damage) covers(o uint64) bool { return o >= d.Offset && (d.End == 0 || o < d.End) }
 
+// WriteFault is a write of a partition's segment file that failed: the
+// partition refused appends until reopened, and appends acknowledged
+// under durability none before it may be lost.
+type WriteFault struct {
+	Part PartKey
+	At   Time
+}
+
 // MetaDamage is a durable byte of a metadata file corrupted at rest: with
 // one replica, acknowledged metadata may be legitimately lost after it.
 type MetaDamage struct {
@@ -140,6 +148,7 @@ type History struct {
 	Crashes     []Crash
 	Damages     []Damage
 	MetaDamages []MetaDamage
+	WriteFaults []WriteFault
 	Stores      []*OffsetStore
 	Gets        []*OffsetGet
 	Creates     []*MetaCreate

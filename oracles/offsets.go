@@ -156,7 +156,7 @@ func checkFinal(h *History, k PartKey, log []Msg, sent map[batchKey]*sentInfo) e
 func checkAcknowledged(h *History) error {
 	for _, a := range h.Appends {
 		log, read := h.Final[a.Part]
-		if !read || a.Outcome != OutcomeOK || !survives(h, a, Never-1) || damaged(h, a) {
+		if !read || a.Outcome != OutcomeOK || !survives(h, a, Never-1) || damaged(h, a) || lostToWriteFault(h, a) {
 			continue
 		}
 		for i := range a.Count {
@@ -168,6 +168,17 @@ func checkAcknowledged(h *History) error {
 		}
 	}
 	return nil
+}
+
+// lostToWriteFault: an append acknowledged under durability none (when
+// queued) that a failed write of its partition may have dropped.
+func lostToWriteFault(h *History, a *Append) bool {
+	for _, f := range h.WriteFaults {
+		if a.Policy == DurabilityNone && f.Part == a.Part && f.At > a.Call {
+			return true
+		}
+	}
+	return false
 }
 
 func damaged(h *History, a *Append) bool {

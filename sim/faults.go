@@ -132,6 +132,9 @@ func (w *World) injector(h *host, req *storage.Request, rng *rand.Rand) simdisk.
 	if req.Op == storage.OpWrite && w.misdirects(h, req, rng) {
 		return simdisk.FaultMisdirectedWrite
 	}
+	if w.writeFails(h, req, rng) {
+		return simdisk.FaultIOError
+	}
 	if req.Op != storage.OpRead || !h.booted || !w.faulty() ||
 		!strings.HasPrefix(req.File, "streams/") || !strings.HasSuffix(req.File, ".log") {
 		return simdisk.FaultNone
@@ -147,6 +150,32 @@ func (w *World) injector(h *host, req *storage.Request, rng *rand.Rand) simdisk.
 		return simdisk.FaultIOError
 	}
 	return simdisk.FaultNone
+}
+
+// writeFails decides whether a change of a partition segment file of a
+// running standalone node fails (before heal). The partition then answers
+// 4006 until the node reopens it; what a send that got 4006 wrote must not
+// appear, and an acknowledgement under durability none may be lost.
+func (w *World) writeFails(h *host, req *storage.Request, rng *rand.Rand) bool {
+	if w.knobs.WriteErrorPerMille == 0 || w.cluster() || !h.booted || !w.faulty() || req.Op == storage.OpRead || req.Op == storage.OpList ||
+		!strings.HasPrefix(req.File, "streams/") || !strings.HasSuffix(req.File, ".log") && !strings.HasSuffix(req.File, ".index") ||
+		rng.IntN(1000) >= w.knobs.WriteErrorPerMille {
+		return false
+	}
+	w.marks.Hit("sim.disk.write_error")
+	w.event("write error %d: %s %s", h.idx, req.Op, req.File)
+	dir := path.Dir(req.File)
+	w.writeFaults[dir]++
+	if k, ok := w.partOfDir(dir); ok {
+		w.hist.WriteFaults = append(w.hist.WriteFaults, oracles.WriteFault{Part: k, At: w.next()})
+	}
+	return true
+}
+
+// writeFaulted says whether a write of partition k's files failed.
+func (w *World) writeFaulted(k oracles.PartKey) bool {
+	dir, ok := w.partitionDir(k)
+	return ok && w.writeFaults[dir] > 0
 }
 
 // misdirects decides whether a metadata journal write of a replica set
@@ -231,23 +260,29 @@ func (h *host) synced(path string) bool {
 }
 
 // segmentOf parses streams/<s>/topics/<t>/partitions/<p>/<start>.log.
-func (w *World) segmentOf(path string) (oracles.PartKey, uint64, bool) {
-	f := strings.Split(path, "/")
-	if len(f) != 7 {
-		return oracles.PartKey{}, 0, false
+func (w *World) segmentOf(p string) (oracles.PartKey, uint64, bool) {
+	k, ok := w.partOfDir(path.Dir(p))
+	start, err := strconv.ParseUint(strings.TrimSuffix(path.Base(p), ".log"), 10, 64)
+	return k, start, ok && err == nil
+}
+
+// partOfDir parses streams/<s>/topics/<t>/partitions/<p>.
+func (w *World) partOfDir(dir string) (oracles.PartKey, bool) {
+	f := strings.Split(dir, "/")
+	if len(f) != 6 {
+		return oracles.PartKey{}, false
 	}
 	s, err1 := strconv.ParseUint(f[1], 10, 32)
 	t, err2 := strconv.ParseUint(f[3], 10, 32)
 	p, err3 := strconv.ParseUint(f[5], 10, 32)
-	start, err4 := strconv.ParseUint(strings.TrimSuffix(f[6], ".log"), 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
-		return oracles.PartKey{}, 0, false
+	if err1 != nil || err2 != nil || err3 != nil {
+		return oracles.PartKey{}, false
 	}
 	ti := w.catalog.byIDs(uint32(s), uint32(t))
 	if ti == nil {
-		return oracles.PartKey{}, 0, false
+		return oracles.PartKey{}, false
 	}
-	return oracles.PartKey{Stream: ti.stream, Topic: ti.name, Partition: uint32(p)}, start, true
+	return oracles.PartKey{Stream: ti.stream, Topic: ti.name, Partition: uint32(p)}, true
 }
 
 // recordAt is the base offset of the record holding byte pos of a

@@ -105,6 +105,11 @@ type Knobs struct {
 	// lost extent). Its seeds create topics of the smallest segments
 	// (1 MiB) and send large batches, so runs seal segments.
 	TruncatePerMillion int
+	// WriteErrorPerMille: writes, creates, truncates and syncs of partition
+	// segment files of a running standalone node that fail with EIO (a
+	// full disk, a read-only directory, no descriptors left): the node
+	// reopens the partition after a backoff (core/node/writeretry.go).
+	WriteErrorPerMille int
 
 	// Process.
 	KillPerMillion      int
@@ -146,6 +151,9 @@ func Draw(seed uint64, p Profile) Knobs {
 	if p == ProfileSwarm && r.IntN(4) == 0 {
 		k.TruncatePerMillion = between(r, 100, 1500)
 		k.PayloadBytesMax, k.BatchMessagesMax = 20000, between(r, 20, 40)
+	}
+	if p == ProfileSwarm && r.IntN(4) == 0 {
+		k.WriteErrorPerMille = between(r, 1, 30)
 	}
 	return k
 }
@@ -302,9 +310,9 @@ func (k Knobs) String() string {
 	}
 	fmt.Fprintf(&b, " checkpoint_every_ops=%d net_delay_mean_ticks=%g reset_ppm=%d client_timeout_ticks=%d",
 		k.CheckpointEveryOps, k.NetDelayMeanTicks, k.ResetPerMillion, k.ClientTimeoutTicks)
-	fmt.Fprintf(&b, " disk_ops_per_tick_max=%d torn_writes=%t read_corrupt_permille=%d read_error_permille=%d damage_ppm=%d meta_damage_ppm=%d misdirect_permille=%d truncate_ppm=%d",
+	fmt.Fprintf(&b, " disk_ops_per_tick_max=%d torn_writes=%t read_corrupt_permille=%d read_error_permille=%d damage_ppm=%d meta_damage_ppm=%d misdirect_permille=%d truncate_ppm=%d write_error_permille=%d",
 		k.DiskOpsPerTickMax, k.TornWrites, k.ReadCorruptPerMille, k.ReadErrorPerMille, k.DamagePerMillion, k.MetaDamagePerMillion, k.MisdirectPerMille,
-		k.TruncatePerMillion)
+		k.TruncatePerMillion, k.WriteErrorPerMille)
 	fmt.Fprintf(&b, " kill_ppm=%d power_loss_ppm=%d down_ticks_max=%d pause_ppm=%d pause_ticks_max=%d drift_ppm=%v clock_step_ppm=%d clock_step_max_us=%d",
 		k.KillPerMillion, k.PowerLossPerMillion, k.DownTicksMax, k.PausePerMillion, k.PauseTicksMax, k.DriftPPM[:k.Replicas],
 		k.ClockStepPerMillion, k.ClockStepMaxMicros)

@@ -164,8 +164,8 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 			}
 		case metadata.PartitionPurged:
 			k := partKey{e.Stream, e.Topic, e.Partition}
-			if log, ok := n.partitions[k]; ok && !replaying {
-				log.Purge(e.Revision)
+			if _, ok := n.partitions[k]; ok && !replaying {
+				n.purgeLog(k, e.Revision)
 			}
 			if _, ok := n.remotes[k]; ok && !replaying {
 				n.handOff(shardPurge{k: k, revision: e.Revision})

@@ -80,10 +80,13 @@ func (n *Node) retryWrites() {
 		}
 		r.attempt++
 		r.dueTick, r.reopening = 0, true
-		rev := n.partitionRevision(k)
+		// The log's own configuration and incarnation: a host shard has
+		// no metadata to read them from.
+		cfg, rev := log.Config(), log.Revision()
 		n.abandonWrites(k)
-		n.closePartition(k)
-		n.openPartition(k).Reopen(rev, r.committedNext)
+		n.closeLog(k)
+		n.openLog(k, cfg).Reopen(rev, r.committedNext)
+		n.statsChanged(k)
 	}
 }
 
@@ -104,6 +107,23 @@ func (n *Node) retryRecovered(k partKey, ev partition.Recovered) bool {
 	n.logf("partition %s: reopened after a failed write (attempt %d); it takes sends again at offset %d",
 		partitionDir(k), r.attempt, n.partitions[k].NextOffset())
 	return true
+}
+
+// purgeLog empties k's log as incarnation revision. A log that does not
+// serve (reopening after a failed write, or failed to) is replaced by a
+// new one created empty, which deletes the directory first, as a purge
+// deletes the files.
+func (n *Node) purgeLog(k partKey, revision uint64) {
+	log := n.partitions[k]
+	if log.Ready() {
+		log.Purge(revision)
+		return
+	}
+	delete(n.writeRetries, k)
+	cfg := log.Config()
+	n.abandonWrites(k)
+	n.closeLog(k)
+	n.openLog(k, cfg).Create(revision)
 }
 
 // writeSucceeded ends the retries of k once a write commits after a reopen.

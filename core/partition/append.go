@@ -65,9 +65,13 @@ func (l *Log) AppendCommitted(rec []byte, nowMicros uint64, sync bool) (token, b
 	return l.appendRecord(rec, nowMicros, sync)
 }
 
-// Broken says whether a write failure broke the log (fail): it takes no
-// appends until it is reopened or purged.
-func (l *Log) Broken() bool { return l.broken != wire.OK }
+// Ready says whether the log serves: not recovering (a boot, or a reopen
+// after a failed write) and not failed to recover.
+func (l *Log) Ready() bool { return l.phase == phaseReady }
+
+// Broken says whether a write failure broke the log (fail), or a reopen
+// failed to read it: it takes no appends until it is reopened or purged.
+func (l *Log) Broken() bool { return l.broken != wire.OK || l.phase == phaseFailed }
 
 // CommittedNext is the offset after the last committed message.
 func (l *Log) CommittedNext() uint64 { return l.committedNext }
