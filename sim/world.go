@@ -121,7 +121,7 @@ func newWorld(seed uint64, k Knobs, rec io.Writer) *World {
 	w := &World{
 		seed: seed, knobs: k, rng: rand.New(rand.NewPCG(seed, 0x73696d)),
 		catalog: newCatalog(), marks: mark.Counts{}, trace: newTracer(rec), readFaults: map[string]int{},
-		writeFaults: map[string]int{},
+		writeFaults:    map[string]int{},
 		clusterDamaged: map[oracles.PartKey]bool{},
 	}
 	w.hist.Final = map[oracles.PartKey][]oracles.Msg{}
