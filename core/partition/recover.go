@@ -100,7 +100,9 @@ func (l *Log) RecoverFully(revision uint64) { l.recover(revision, true, math.Max
 // new Log on the same files): committedNext is where the broken log's
 // commits ended. Every append after it was answered with the failure, so
 // its records, whole on disk or not, are cut and its segments dropped: a
-// send that got an error did not happen.
+// send that got an error did not happen. A reopen that finds less than
+// committedNext changes nothing and fails (CannotReadPartitions): what was
+// committed is on the disk, so a read did not check out.
 func (l *Log) Reopen(revision, committedNext uint64) { l.recover(revision, false, committedNext) }
 
 func (l *Log) recover(revision uint64, full bool, capNext uint64) {
@@ -321,6 +323,13 @@ func (r *recovery) follow(l *Log, prev, s *recSeg) {
 // repair issues every fix at once: the disk keeps per-file order, so a
 // later append lands after its file's truncation. It then loads offsets.
 func (r *recovery) repair(l *Log) {
+	if r.capNext != math.MaxUint64 && r.end() < r.capNext {
+		// A reopen found less than the broken log had committed: a read
+		// that failed to check out, not a torn write. Nothing is cut; the
+		// node tries again later.
+		r.abort(l)
+		return
+	}
 	kept := 0
 	for i, s := range r.segs {
 		if s.dropped {
@@ -373,6 +382,16 @@ func (r *recovery) repairSegment(l *Log, s *recSeg) {
 		r.repairReq(l, storage.Request{Op: storage.OpWrite, File: l.segmentPath(s.start, extIndex), Offset: indexLen, Data: data})
 		s.index = append(s.index, s.added...)
 	}
+}
+
+// end is the offset after the last valid record of the kept segments.
+func (r *recovery) end() uint64 {
+	for i := len(r.segs) - 1; i >= 0; i-- {
+		if !r.segs[i].dropped {
+			return r.segs[i].next
+		}
+	}
+	return 0
 }
 
 // noteDamaged reports damaged sealed segment i, which is left as found:

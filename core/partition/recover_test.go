@@ -447,3 +447,34 @@ func TestReopenCutsFailedAppends(t *testing.T) {
 	h.step()
 	checkRecovered(t, h, 20)
 }
+
+// A reopen whose read of a committed record does not check out (a
+// transient read fault) cuts nothing and fails, to be tried again; it
+// used to cut acknowledged messages (swarm seed 197).
+func TestReopenKeepsCommittedOnBadRead(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.fill(10, 2, true)
+	good := append([]byte(nil), h.disk.get(seg0Log)...)
+	bad := append([]byte(nil), good...)
+	bad[recordEnds(good)[6]+100] ^= 1 // what a flipped bit in the read looks like
+	h.disk.put(seg0Log, bad)
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, 20)
+	h.step()
+	var r Recovered
+	for _, e := range h.events {
+		if rec, ok := e.(Recovered); ok {
+			r = rec
+		}
+	}
+	if r.Code != wire.CannotReadPartitions || string(h.disk.get(seg0Log)) != string(bad) {
+		t.Fatalf("recovered %+v; file %d bytes, was %d", r, len(h.disk.get(seg0Log)), len(bad))
+	}
+	h.disk.put(seg0Log, good) // the read checks out the next time
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, 20)
+	h.step()
+	checkRecovered(t, h, 20)
+}
