@@ -222,8 +222,30 @@ func (l *Log) fail(code wire.Code, c storage.Completion) {
 		return
 	}
 	l.broken = code
+	l.cutUncommitted()
 	l.failUncommitted(code)
 	l.emit(WriteFailed{Code: code, Err: c.Err})
+}
+
+// cutUncommitted truncates the files of segments holding uncommitted
+// appends back to their committed bytes and index entries. A write queued
+// behind the one that failed may still land past a hole the failed one
+// left, and a boot trusts the records before the last index entry: cut,
+// the files hold only what was committed (a reopen cuts it again, in case
+// a crash came first or a truncate fails).
+func (l *Log) cutUncommitted() {
+	for i := len(l.segments) - 1; i >= 0; i-- {
+		s := l.segments[i]
+		if s.committedNext == s.next {
+			break
+		}
+		if s.state == segPendingCreate {
+			continue
+		}
+		l.submit(storage.Request{Op: storage.OpTruncate, File: l.segmentPath(s.start, extLog), Offset: s.committedBytes}, reqOrphan, 0)
+		l.submit(storage.Request{Op: storage.OpTruncate, File: l.segmentPath(s.start, extIndex),
+			Offset: uint64(s.indexCommitted) * indexEntryBytes}, reqOrphan, 0)
+	}
 }
 
 // failUncommitted fails every append not yet committed, in offset order.

@@ -411,15 +411,18 @@ func TestRecoverFullyCutsEarlyDamage(t *testing.T) {
 }
 
 // A log broken by a failed write answered its uncommitted appends with
-// the failure, though their records may have reached the disk; reopened,
-// it cuts them, so a send that got an error did not happen, and appends
-// go on at the committed end (issue 11 item 6).
+// the failure, though their records may have reached the disk; it cuts
+// them at once, and if that fails, reopened, it cuts them then, so a send
+// that got an error did not happen, and appends go on at the committed
+// end (issue 11 item 6).
 func TestReopenCutsFailedAppends(t *testing.T) {
 	h := newHarness(t, testConfig())
 	h.fill(10, 2, true)
 	h.disk.fault = func(r storage.Request) storage.Result {
-		if r.File == seg0Index && r.Op == storage.OpWrite {
-			return storage.ResultIOError // the records are written, the log breaks
+		if r.File == seg0Index && r.Op == storage.OpWrite || r.Op == storage.OpTruncate {
+			// The records are written, the log breaks, and its cut back
+			// to the committed bytes fails too (or a crash came first).
+			return storage.ResultIOError
 		}
 		return storage.ResultOK
 	}
@@ -477,4 +480,24 @@ func TestReopenKeepsCommittedOnBadRead(t *testing.T) {
 	h.log.Reopen(0, 20)
 	h.step()
 	checkRecovered(t, h, 20)
+}
+
+// A log broken by a failed write truncates its files back to what it
+// committed: a write queued behind the failed one may have landed past a
+// hole, and a boot trusts the records before the last index entry (swarm
+// seed 172 served zeros after a kill).
+func TestFailedWriteCutsUncommitted(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.fill(10, 2, true)
+	size := len(h.disk.get(seg0Log))
+	h.disk.fault = func(r storage.Request) storage.Result {
+		if r.File == seg0Index && r.Op == storage.OpWrite {
+			return storage.ResultIOError
+		}
+		return storage.ResultOK
+	}
+	h.fill(3, 2, true)
+	if got := len(h.disk.get(seg0Log)); got != size || len(h.disk.get(seg0Index)) != indexEntryBytes {
+		t.Fatalf("log %d bytes (committed %d), index %d bytes", got, size, len(h.disk.get(seg0Index)))
+	}
 }
