@@ -80,6 +80,8 @@ func Required(p Profile) []string {
 		// One swarm seed in four truncates sealed segments at rest; a
 		// sweep of 200 truncates some and boots past one.
 		marks = append(marks, markSealedTruncated, markDamagedKept)
+		// One in four injects write errors: partitions break and reopen.
+		marks = append(marks, "sim.disk.write_error", "node.partition.reopened")
 	}
 	return marks
 }

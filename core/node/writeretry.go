@@ -25,6 +25,9 @@ const (
 	writeRetryTicksMax = 3000
 )
 
+// markReopened: a partition broken by a failed write was reopened.
+const markReopened = "node.partition.reopened"
+
 // writeRetry is a broken partition's way back.
 type writeRetry struct {
 	// committedNext is where the broken log's commits ended: the reopen
@@ -104,6 +107,7 @@ func (n *Node) retryRecovered(k partKey, ev partition.Recovered) bool {
 			partitionDir(k), r.attempt, ev.Code.Name(), r.dueTick-n.now.Ticks)
 		return true
 	}
+	n.cfg.Marks.Hit(markReopened)
 	n.logf("partition %s: reopened after a failed write (attempt %d); it takes sends again at offset %d",
 		partitionDir(k), r.attempt, n.partitions[k].NextOffset())
 	return true
