@@ -30,12 +30,13 @@ const markReopened = "node.partition.reopened"
 
 // writeRetry is a broken partition's way back.
 type writeRetry struct {
-	// committedNext is where the broken log's commits ended: the reopen
-	// cuts what follows (every later append was answered as failed).
-	committedNext uint64
-	attempt       int    // reopens so far, since the last write that succeeded
-	dueTick       uint64 // when the next reopen starts; 0 while one runs
-	reopening     bool   // a reopen's recovery is running
+	// from is what the broken log held: the reopen cuts what follows its
+	// commits (every later append was answered as failed) and must find
+	// the rest.
+	from      partition.ReopenPoint
+	attempt   int    // reopens so far, since the last write that succeeded
+	dueTick   uint64 // when the next reopen starts; 0 while one runs
+	reopening bool   // a reopen's recovery is running
 }
 
 // writeFailed handles a log's WriteFailed: count, log, and schedule a reopen.
@@ -46,7 +47,7 @@ func (n *Node) writeFailed(k partKey, ev partition.WriteFailed) {
 		r = &writeRetry{}
 		n.writeRetries[k] = r
 	}
-	r.committedNext = n.partitions[k].CommittedNext()
+	r.from = n.partitions[k].ReopenPoint()
 	r.dueTick = n.now.Ticks + retryBackoffTicks(r.attempt)
 	n.logf("partition %s: a write failed (%s): sends get %s; retrying in %d ticks (attempt %d)",
 		partitionDir(k), ev.Err, ev.Code.Name(), r.dueTick-n.now.Ticks, r.attempt+1)
@@ -88,7 +89,7 @@ func (n *Node) retryWrites() {
 		cfg, rev := log.Config(), log.Revision()
 		n.abandonWrites(k)
 		n.closeLog(k)
-		n.openLog(k, cfg).Reopen(rev, r.committedNext)
+		n.openLog(k, cfg).Reopen(rev, r.from)
 		n.statsChanged(k)
 	}
 }

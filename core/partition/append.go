@@ -73,9 +73,6 @@ func (l *Log) Ready() bool { return l.phase == phaseReady }
 // failed to read it: it takes no appends until it is reopened or purged.
 func (l *Log) Broken() bool { return l.broken != wire.OK || l.phase == phaseFailed }
 
-// CommittedNext is the offset after the last committed message.
-func (l *Log) CommittedNext() uint64 { return l.committedNext }
-
 // NextOffset is the offset the next append gets.
 func (l *Log) NextOffset() uint64 { return l.nextOffset }
 

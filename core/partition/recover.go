@@ -56,6 +56,9 @@ type recovery struct {
 	// capNext: records at or past this offset were answered as failed
 	// (Reopen) and are cut like a torn tail; MaxUint64 for none.
 	capNext uint64
+	// missingMax: a reopen finds no more missing offsets than the broken
+	// log knew of (a damaged sealed segment); MaxUint64 at boot.
+	missingMax uint64
 }
 
 // recSeg is one segment as found on disk and as scanned.
@@ -101,15 +104,29 @@ func (l *Log) RecoverFully(revision uint64) { l.recover(revision, true, math.Max
 // commits ended. Every append after it was answered with the failure, so
 // its records, whole on disk or not, are cut and its segments dropped: a
 // send that got an error did not happen. A reopen that finds less than
-// committedNext changes nothing and fails (CannotReadPartitions): what was
-// committed is on the disk, so a read did not check out.
-func (l *Log) Reopen(revision, committedNext uint64) { l.recover(revision, false, committedNext) }
+// the broken log held (its end short of p.CommittedNext, or more offsets
+// missing than p.Missing) changes nothing and fails (CannotReadPartitions):
+// what was committed is on the disk, so a read did not check out.
+func (l *Log) Reopen(revision uint64, p ReopenPoint) {
+	l.recover(revision, false, p.CommittedNext)
+	l.recovery.missingMax = p.Missing
+}
+
+// ReopenPoint is what a broken log held, for its Reopen.
+type ReopenPoint struct{ CommittedNext, Missing uint64 }
+
+// ReopenPoint is where the log's commits end and how many offsets its
+// damaged sealed segments lost.
+func (l *Log) ReopenPoint() ReopenPoint {
+	return ReopenPoint{CommittedNext: l.committedNext, Missing: l.missing}
+}
 
 func (l *Log) recover(revision uint64, full bool, capNext uint64) {
 	assert.That(l.phase == phaseNew, "partition: Recover in phase %d", l.phase)
 	l.revision = revision
 	l.phase = phaseRecovering
-	l.recovery = &recovery{offsets: make(map[offsetKey]uint64), files: make(map[offsetKey]offsetFile), full: full, capNext: capNext}
+	l.recovery = &recovery{offsets: make(map[offsetKey]uint64), files: make(map[offsetKey]offsetFile),
+		full: full, capNext: capNext, missingMax: math.MaxUint64}
 	l.submit(storage.Request{Op: storage.OpList, File: l.cfg.Dir}, reqRecovery, recRef(recList, 0))
 }
 
@@ -323,7 +340,7 @@ func (r *recovery) follow(l *Log, prev, s *recSeg) {
 // repair issues every fix at once: the disk keeps per-file order, so a
 // later append lands after its file's truncation. It then loads offsets.
 func (r *recovery) repair(l *Log) {
-	if r.capNext != math.MaxUint64 && r.end() < r.capNext {
+	if r.capNext != math.MaxUint64 && (r.end() < r.capNext || r.missing() > r.missingMax) {
 		// A reopen found less than the broken log had committed: a read
 		// that failed to check out, not a torn write. Nothing is cut; the
 		// node tries again later.
@@ -382,6 +399,17 @@ func (r *recovery) repairSegment(l *Log, s *recSeg) {
 		r.repairReq(l, storage.Request{Op: storage.OpWrite, File: l.segmentPath(s.start, extIndex), Offset: indexLen, Data: data})
 		s.index = append(s.index, s.added...)
 	}
+}
+
+// missing counts the offsets the damaged sealed segments lost.
+func (r *recovery) missing() uint64 {
+	var n uint64
+	for i, s := range r.segs {
+		if s.damaged && !s.dropped {
+			n += r.segs[i+1].start - s.next
+		}
+	}
+	return n
 }
 
 // end is the offset after the last valid record of the kept segments.

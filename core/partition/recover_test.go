@@ -436,17 +436,17 @@ func TestReopenCutsFailedAppends(t *testing.T) {
 			written = e.Code == wire.CannotSaveMessagesToSegment
 		}
 	}
-	if failed != 3 || !written || !h.log.Broken() || h.log.CommittedNext() != 20 {
-		t.Fatalf("failed %d, reported %t, broken %t, committed %d", failed, written, h.log.Broken(), h.log.CommittedNext())
+	if failed != 3 || !written || !h.log.Broken() || h.log.ReopenPoint().CommittedNext != 20 {
+		t.Fatalf("failed %d, reported %t, broken %t, committed %d", failed, written, h.log.Broken(), h.log.ReopenPoint().CommittedNext)
 	}
 	if n := len(recordEnds(h.disk.get(seg0Log))); n != 13 {
 		t.Fatalf("%d records on disk, want the 3 failed ones written too", n)
 	}
 	h.disk.fault = nil
-	committed := h.log.CommittedNext()
+	committed := h.log.ReopenPoint().CommittedNext
 	h.log = New(h.cfg, h.disk)
 	h.events = nil
-	h.log.Reopen(0, committed)
+	h.log.Reopen(0, ReopenPoint{CommittedNext: committed})
 	h.step()
 	checkRecovered(t, h, 20)
 }
@@ -463,7 +463,7 @@ func TestReopenKeepsCommittedOnBadRead(t *testing.T) {
 	h.disk.put(seg0Log, bad)
 	h.log = New(h.cfg, h.disk)
 	h.events = nil
-	h.log.Reopen(0, 20)
+	h.log.Reopen(0, ReopenPoint{CommittedNext: 20})
 	h.step()
 	var r Recovered
 	for _, e := range h.events {
@@ -477,7 +477,7 @@ func TestReopenKeepsCommittedOnBadRead(t *testing.T) {
 	h.disk.put(seg0Log, good) // the read checks out the next time
 	h.log = New(h.cfg, h.disk)
 	h.events = nil
-	h.log.Reopen(0, 20)
+	h.log.Reopen(0, ReopenPoint{CommittedNext: 20})
 	h.step()
 	checkRecovered(t, h, 20)
 }
@@ -500,4 +500,35 @@ func TestFailedWriteCutsUncommitted(t *testing.T) {
 	if got := len(h.disk.get(seg0Log)); got != size || len(h.disk.get(seg0Index)) != indexEntryBytes {
 		t.Fatalf("log %d bytes (committed %d), index %d bytes", got, size, len(h.disk.get(seg0Index)))
 	}
+}
+
+// A reopen that finds a sealed segment damaged which the broken log
+// served whole (a read fault, swarm seed 55) changes nothing and fails, to
+// be tried again, instead of refusing offsets until the next restart.
+func TestReopenFailsOnNewDamage(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 1500
+	h := newHarness(t, cfg)
+	h.fill(20, 2, true)
+	from := h.log.ReopenPoint()
+	path := h.log.segmentPath(h.log.segments[1].start, extLog)
+	good := append([]byte(nil), h.disk.get(path)...)
+	bad := append([]byte(nil), good...)
+	bad[recordEnds(good)[0]+100] ^= 1
+	h.disk.put(path, bad)
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, from)
+	h.step()
+	for _, e := range h.events {
+		if r, ok := e.(Recovered); ok && r.Code != wire.CannotReadPartitions {
+			t.Fatalf("reopen over new damage: %+v", r)
+		}
+	}
+	h.disk.put(path, good)
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, from)
+	h.step()
+	checkRecovered(t, h, 40)
 }
