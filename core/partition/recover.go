@@ -59,6 +59,9 @@ type recovery struct {
 	// missingMax: a reopen finds no more missing offsets than the broken
 	// log knew of (a damaged sealed segment); MaxUint64 at boot.
 	missingMax uint64
+	// seen: what the previous reopen found short, if it did; found again,
+	// it is damage at rest, not a read fault, and is taken as a boot would.
+	seen *ReopenPoint
 }
 
 // recSeg is one segment as found on disk and as scanned.
@@ -105,11 +108,14 @@ func (l *Log) RecoverFully(revision uint64) { l.recover(revision, true, math.Max
 // its records, whole on disk or not, are cut and its segments dropped: a
 // send that got an error did not happen. A reopen that finds less than
 // the broken log held (its end short of p.CommittedNext, or more offsets
-// missing than p.Missing) changes nothing and fails (CannotReadPartitions):
-// what was committed is on the disk, so a read did not check out.
-func (l *Log) Reopen(revision uint64, p ReopenPoint) {
+// missing than p.Missing) changes nothing and fails (CannotReadPartitions,
+// with what it found in Recovered.Found): what was committed was on the
+// disk, so a read did not check out, unless the files were damaged at
+// rest meanwhile. seen is what the previous reopen found short (nil: none):
+// found the same again, it is damage, and is taken as a boot takes it.
+func (l *Log) Reopen(revision uint64, p ReopenPoint, seen *ReopenPoint) {
 	l.recover(revision, false, p.CommittedNext)
-	l.recovery.missingMax = p.Missing
+	l.recovery.missingMax, l.recovery.seen = p.Missing, seen
 }
 
 // ReopenPoint is what a broken log held, for its Reopen.
@@ -340,10 +346,13 @@ func (r *recovery) follow(l *Log, prev, s *recSeg) {
 // repair issues every fix at once: the disk keeps per-file order, so a
 // later append lands after its file's truncation. It then loads offsets.
 func (r *recovery) repair(l *Log) {
-	if r.capNext != math.MaxUint64 && (r.end() < r.capNext || r.missing() > r.missingMax) {
+	found := ReopenPoint{CommittedNext: r.end(), Missing: r.missing()}
+	short := found.CommittedNext < r.capNext || found.Missing > r.missingMax
+	if r.capNext != math.MaxUint64 && short && (r.seen == nil || *r.seen != found) {
 		// A reopen found less than the broken log had committed: a read
 		// that failed to check out, not a torn write. Nothing is cut; the
 		// node tries again later.
+		r.result.Found = &found
 		r.abort(l)
 		return
 	}
