@@ -33,10 +33,7 @@ type writeRetry struct {
 	// from is what the broken log held: the reopen cuts what follows its
 	// commits (every later append was answered as failed) and must find
 	// the rest.
-	from partition.ReopenPoint
-	// seen is what the last failed reopen found short (nil: none); found
-	// again, it is damage at rest and the reopen takes it.
-	seen      *partition.ReopenPoint
+	from      partition.ReopenPoint
 	attempt   int    // reopens so far, since the last write that succeeded
 	dueTick   uint64 // when the next reopen starts; 0 while one runs
 	reopening bool   // a reopen's recovery is running
@@ -50,7 +47,7 @@ func (n *Node) writeFailed(k partKey, ev partition.WriteFailed) {
 		r = &writeRetry{}
 		n.writeRetries[k] = r
 	}
-	r.from, r.seen = n.partitions[k].ReopenPoint(), nil
+	r.from = n.partitions[k].ReopenPoint()
 	r.dueTick = n.now.Ticks + retryBackoffTicks(r.attempt)
 	n.logf("partition %s: a write failed (%s): sends get %s; retrying in %d ticks (attempt %d)",
 		partitionDir(k), ev.Err, ev.Code.Name(), r.dueTick-n.now.Ticks, r.attempt+1)
@@ -92,7 +89,7 @@ func (n *Node) retryWrites() {
 		cfg, rev := log.Config(), log.Revision()
 		n.abandonWrites(k)
 		n.closeLog(k)
-		n.openLog(k, cfg).Reopen(rev, r.from, r.seen)
+		n.openLog(k, cfg).Reopen(rev, r.from)
 		n.statsChanged(k)
 	}
 }
@@ -106,7 +103,6 @@ func (n *Node) retryRecovered(k partKey, ev partition.Recovered) bool {
 	}
 	r.reopening = false
 	if ev.Code != wire.OK {
-		r.seen = ev.Found
 		r.dueTick = n.now.Ticks + retryBackoffTicks(r.attempt)
 		n.logf("partition %s: reopen %d after a failed write could not read it (%s); retrying in %d ticks",
 			partitionDir(k), r.attempt, ev.Code.Name(), r.dueTick-n.now.Ticks)

@@ -54,9 +54,6 @@ type Recovered struct {
 	// a nonempty directory without a marker taken as this one (STOR-29).
 	StaleRevision, NewerRevision uint64
 	Adopted                      bool
-	// Found is what a Reopen that failed found short (Log.Reopen); nil
-	// otherwise.
-	Found *ReopenPoint
 	// Damaged lists the sealed segments kept with damage (RefetchDamage
 	// off): their files are left as found, and the offsets they no longer
 	// hold are refused.

@@ -59,9 +59,10 @@ type recovery struct {
 	// missingMax: a reopen finds no more missing offsets than the broken
 	// log knew of (a damaged sealed segment); MaxUint64 at boot.
 	missingMax uint64
-	// seen: what the previous reopen found short, if it did; found again,
-	// it is damage at rest, not a read fault, and is taken as a boot would.
-	seen *ReopenPoint
+	// sizeMin: a reopen whose segment files add up to fewer bytes than the
+	// broken log had committed (SizeBytes) finds damage at rest (a file cut
+	// under it), not a read fault, and takes a shortfall as a boot would.
+	sizeMin uint64
 }
 
 // recSeg is one segment as found on disk and as scanned.
@@ -108,23 +109,23 @@ func (l *Log) RecoverFully(revision uint64) { l.recover(revision, true, math.Max
 // its records, whole on disk or not, are cut and its segments dropped: a
 // send that got an error did not happen. A reopen that finds less than
 // the broken log held (its end short of p.CommittedNext, or more offsets
-// missing than p.Missing) changes nothing and fails (CannotReadPartitions,
-// with what it found in Recovered.Found): what was committed was on the
-// disk, so a read did not check out, unless the files were damaged at
-// rest meanwhile. seen is what the previous reopen found short (nil: none):
-// found the same again, it is damage, and is taken as a boot takes it.
-func (l *Log) Reopen(revision uint64, p ReopenPoint, seen *ReopenPoint) {
+// missing than p.Missing) changes nothing and fails (CannotReadPartitions):
+// what was committed was on the disk, so a read did not check out (the
+// same big record can fail two reads in a row). Only when the segment
+// files add up to fewer bytes than were committed were they cut at rest
+// meanwhile: that is taken as a boot takes it.
+func (l *Log) Reopen(revision uint64, p ReopenPoint) {
 	l.recover(revision, false, p.CommittedNext)
-	l.recovery.missingMax, l.recovery.seen = p.Missing, seen
+	l.recovery.missingMax, l.recovery.sizeMin = p.Missing, p.SizeBytes
 }
 
 // ReopenPoint is what a broken log held, for its Reopen.
-type ReopenPoint struct{ CommittedNext, Missing uint64 }
+type ReopenPoint struct{ CommittedNext, Missing, SizeBytes uint64 }
 
-// ReopenPoint is where the log's commits end and how many offsets its
-// damaged sealed segments lost.
+// ReopenPoint is where the log's commits end, how many offsets its damaged
+// sealed segments lost, and its committed bytes.
 func (l *Log) ReopenPoint() ReopenPoint {
-	return ReopenPoint{CommittedNext: l.committedNext, Missing: l.missing}
+	return ReopenPoint{CommittedNext: l.committedNext, Missing: l.missing, SizeBytes: l.sizeBytes}
 }
 
 func (l *Log) recover(revision uint64, full bool, capNext uint64) {
@@ -346,13 +347,11 @@ func (r *recovery) follow(l *Log, prev, s *recSeg) {
 // repair issues every fix at once: the disk keeps per-file order, so a
 // later append lands after its file's truncation. It then loads offsets.
 func (r *recovery) repair(l *Log) {
-	found := ReopenPoint{CommittedNext: r.end(), Missing: r.missing()}
-	short := found.CommittedNext < r.capNext || found.Missing > r.missingMax
-	if r.capNext != math.MaxUint64 && short && (r.seen == nil || *r.seen != found) {
-		// A reopen found less than the broken log had committed: a read
-		// that failed to check out, not a torn write. Nothing is cut; the
-		// node tries again later.
-		r.result.Found = &found
+	short := r.end() < r.capNext || r.missing() > r.missingMax
+	if r.capNext != math.MaxUint64 && short && r.fileBytes() >= r.sizeMin {
+		// A reopen found less than the broken log had committed in files
+		// as large: a read that failed to check out, not a torn write.
+		// Nothing is cut; the node tries again later.
 		r.abort(l)
 		return
 	}
@@ -408,6 +407,15 @@ func (r *recovery) repairSegment(l *Log, s *recSeg) {
 		r.repairReq(l, storage.Request{Op: storage.OpWrite, File: l.segmentPath(s.start, extIndex), Offset: indexLen, Data: data})
 		s.index = append(s.index, s.added...)
 	}
+}
+
+// fileBytes adds up the sizes of the segment files as listed.
+func (r *recovery) fileBytes() uint64 {
+	var n uint64
+	for _, s := range r.segs {
+		n += s.logBytes
+	}
+	return n
 }
 
 // missing counts the offsets the damaged sealed segments lost.
