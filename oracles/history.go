@@ -113,11 +113,25 @@ type Crash struct {
 
 // Damage is a durable byte of a partition's segment corrupted at rest (bit
 // rot): with one replica there is no other copy, so the record holding it,
-// at Offset, and everything after it may be legitimately lost.
+// at Offset, and everything after it may be legitimately lost. A bounded
+// damage (End > 0) is a sealed segment truncated at rest: only offsets
+// [Offset, End) may be lost, as the segments after it are intact.
 type Damage struct {
 	Part   PartKey
 	Offset uint64
+	End    uint64
 	At     Time
+}
+
+// covers says whether d may have lost offset o.
+func (d Damage) covers(o uint64) bool { return o >= d.Offset && (d.End == 0 || o < d.End) }
+
+// WriteFault is a write of a partition's segment file that failed: the
+// partition refused appends until reopened, and appends acknowledged
+// under durability none before it may be lost.
+type WriteFault struct {
+	Part PartKey
+	At   Time
 }
 
 // MetaDamage is a durable byte of a metadata file corrupted at rest: with
@@ -134,6 +148,7 @@ type History struct {
 	Crashes     []Crash
 	Damages     []Damage
 	MetaDamages []MetaDamage
+	WriteFaults []WriteFault
 	Stores      []*OffsetStore
 	Gets        []*OffsetGet
 	Creates     []*MetaCreate

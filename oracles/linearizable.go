@@ -18,6 +18,10 @@ const PartitionOpsMax = 1000
 // failure, not as success.
 const checkTimeout = 60 * time.Second
 
+// losable is an append acknowledged under durability none that a failed
+// write of its partition may have dropped (lostToWriteFault).
+type losable struct{ *Append }
+
 // crashOp is a crash as the model sees it: every log prefix that still
 // holds the first minEnd messages may survive it.
 type crashOp struct{ minEnd uint64 }
@@ -33,6 +37,14 @@ var partitionModel = porcupine.NondeterministicModel{
 		switch in := input.(type) {
 		case *Append:
 			return stepAppend(l, in)
+		case losable:
+			// Acknowledged when queued, then a failed write may have
+			// dropped it: at its offset, or not at all.
+			out := []interface{}{l}
+			if l.length() == in.Base {
+				out = append(out, l.push(in.Batch, in.Count))
+			}
+			return out
 		case *Read:
 			if readMatches(l, in) {
 				return []interface{}{l}
@@ -113,7 +125,11 @@ func CheckLinearizable(h *History) (LinearizabilityStats, error) {
 		if a.Outcome == OutcomeOK && a.Policy == DurabilityNone {
 			ret = boundByCrash(h, a.Call)
 		}
-		byPart[a.Part] = append(byPart[a.Part], porcupine.Operation{ClientId: a.Client, Input: a, Call: a.Call, Return: ret})
+		var in interface{} = a
+		if a.Outcome == OutcomeOK && lostToWriteFault(h, a) {
+			in = losable{a}
+		}
+		byPart[a.Part] = append(byPart[a.Part], porcupine.Operation{ClientId: a.Client, Input: in, Call: a.Call, Return: ret})
 	}
 	for _, r := range h.Reads {
 		byPart[r.Part] = append(byPart[r.Part], porcupine.Operation{ClientId: r.Client, Input: r, Call: r.Call, Return: r.Return})
@@ -165,7 +181,7 @@ func minEndAt(h *History, k PartKey, c Crash) uint64 {
 		}
 	}
 	for _, d := range h.Damages {
-		if d.Part == k && d.At < c.At {
+		if d.Part == k && d.At < c.At && d.End == 0 {
 			minEnd = min(minEnd, d.Offset)
 		}
 	}
@@ -223,7 +239,7 @@ func DescribePartition(h *History, k PartKey) string {
 	}
 	for _, d := range h.Damages {
 		if d.Part == k {
-			lines = append(lines, line{d.At, fmt.Sprintf("[%d] damage at offset %d", d.At, d.Offset)})
+			lines = append(lines, line{d.At, fmt.Sprintf("[%d] damage at offset %d (end %d, 0: unbounded)", d.At, d.Offset, d.End)})
 		}
 	}
 	slices.SortStableFunc(lines, func(a, b line) int { return cmp.Compare(a.at, b.at) })

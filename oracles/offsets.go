@@ -24,7 +24,10 @@ func CheckOffsets(h *History) error {
 			return err
 		}
 	}
-	return checkAcknowledged(h)
+	if err := checkAcknowledged(h); err != nil {
+		return err
+	}
+	return checkNoReuse(h)
 }
 
 type batchKey struct {
@@ -125,6 +128,10 @@ func checkFinal(h *History, k PartKey, log []Msg, sent map[batchKey]*sentInfo) e
 	copies := map[uint64]int{}
 	for o := 0; o < len(log); {
 		m := log[o]
+		if m == Lost {
+			o++ // a bounded damage lost it; the read-back went on after it
+			continue
+		}
 		s := sent[batchKey{k, m.Batch}]
 		if s == nil || m.Index != 0 {
 			return fmt.Errorf("%s: offset %d holds %d#%d, not the start of a batch sent there", partName(k), o, m.Batch, m.Index)
@@ -149,7 +156,7 @@ func checkFinal(h *History, k PartKey, log []Msg, sent map[batchKey]*sentInfo) e
 func checkAcknowledged(h *History) error {
 	for _, a := range h.Appends {
 		log, read := h.Final[a.Part]
-		if !read || a.Outcome != OutcomeOK || !survives(h, a, Never-1) || damaged(h, a) {
+		if !read || a.Outcome != OutcomeOK || !survives(h, a, Never-1) || damaged(h, a) || lostToWriteFault(h, a) {
 			continue
 		}
 		for i := range a.Count {
@@ -163,9 +170,20 @@ func checkAcknowledged(h *History) error {
 	return nil
 }
 
+// lostToWriteFault: an append acknowledged under durability none (when
+// queued) that a failed write of its partition may have dropped.
+func lostToWriteFault(h *History, a *Append) bool {
+	for _, f := range h.WriteFaults {
+		if a.Policy == DurabilityNone && f.Part == a.Part && f.At > a.Call {
+			return true
+		}
+	}
+	return false
+}
+
 func damaged(h *History, a *Append) bool {
 	for _, d := range h.Damages {
-		if d.Part == a.Part && d.Offset < a.Base+uint64(a.Count) {
+		if d.Part == a.Part && d.Offset < a.Base+uint64(a.Count) && (d.End == 0 || a.Base < d.End) {
 			return true
 		}
 	}

@@ -212,3 +212,35 @@ func TestCheckVacuity(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An offset acknowledged for a second batch while the first one's
+// acknowledgement still holds fails; after a power loss its policy does
+// not cover, or unbounded damage before it, the reuse is allowed; a
+// bounded damage (a truncated sealed segment) allows none. (issue 11)
+// covers STOR-7
+func TestNoReuseOfAcknowledgedOffsets(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		policy  Durability
+		crash   CrashKind
+		damages []Damage
+		ok      bool
+	}{
+		{"persisted across a kill", DurabilityPersisted, CrashKill, nil, false},
+		{"replicated across a power loss", DurabilityReplicated, CrashPowerLoss, nil, true},
+		{"unbounded damage", DurabilityPersisted, CrashKill, []Damage{{Part: p0, Offset: 1, At: 3}}, true},
+		{"bounded damage", DurabilityPersisted, CrashKill, []Damage{{Part: p0, Offset: 1, End: 2, At: 3}}, false},
+	} {
+		h := &History{
+			Appends: []*Append{
+				{Part: p0, Batch: 1, Count: 3, Policy: tc.policy, Outcome: OutcomeOK, Base: 0, Call: 1, Return: 2},
+				{Part: p0, Batch: 2, Count: 1, Policy: tc.policy, Outcome: OutcomeOK, Base: 1, Call: 5, Return: 6},
+			},
+			Crashes: []Crash{{Kind: tc.crash, At: 4}},
+			Damages: tc.damages,
+		}
+		if err := checkNoReuse(h); (err == nil) != tc.ok {
+			t.Fatalf("%s: err = %v, want ok=%t", tc.name, err, tc.ok)
+		}
+	}
+}

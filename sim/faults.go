@@ -27,11 +27,15 @@ import (
 // segment or metadata file rotting at rest. Its only copy is gone, so the
 // record holding it and what follows may be legitimately lost (the oracles
 // exempt them), and a node that refuses to boot on it is classified
-// "unrecoverable", not failed. Not injected at all: read faults during
-// recovery (the core cuts what does not check out, and cannot tell a flip
-// from a torn write without a second copy), write I/O errors (a failed
-// partition write breaks the log until restart), and misdirected writes on
-// a single replica.
+// "unrecoverable", not failed. A sealed segment file cut short at rest
+// (truncate.go) loses only its own tail: the offsets up to the next
+// segment may be lost, the later segments may not, and no offset may be
+// acknowledged twice. Not injected at all: read faults during recovery
+// (the core cuts what does not check out, and cannot tell a flip from a
+// torn write without a second copy), write I/O errors (a failed partition
+// write breaks the log until the node reopens it after a backoff; the
+// node's scenario write_retry covers it), and misdirected writes on a
+// single replica.
 //
 // A replica set adds one rule: metadata or a partition segment rots at
 // rest, or a metadata journal write is misdirected (it lands one to eight
@@ -85,6 +89,9 @@ func (w *World) hostFaults(h *host) {
 	if h.booted && w.chance(k.MetaDamagePerMillion) && w.mayDamageMetadata(h) {
 		w.damageMetadata(h)
 	}
+	if h.booted && !w.cluster() && w.chance(k.TruncatePerMillion) {
+		w.truncateSealed(h)
+	}
 }
 
 // midBatchPowerLoss: in a replica set a power loss may also strike
@@ -125,6 +132,9 @@ func (w *World) injector(h *host, req *storage.Request, rng *rand.Rand) simdisk.
 	if req.Op == storage.OpWrite && w.misdirects(h, req, rng) {
 		return simdisk.FaultMisdirectedWrite
 	}
+	if w.writeFails(h, req, rng) {
+		return simdisk.FaultIOError
+	}
 	if req.Op != storage.OpRead || !h.booted || !w.faulty() ||
 		!strings.HasPrefix(req.File, "streams/") || !strings.HasSuffix(req.File, ".log") {
 		return simdisk.FaultNone
@@ -140,6 +150,32 @@ func (w *World) injector(h *host, req *storage.Request, rng *rand.Rand) simdisk.
 		return simdisk.FaultIOError
 	}
 	return simdisk.FaultNone
+}
+
+// writeFails decides whether a change of a partition segment file of a
+// running standalone node fails (before heal). The partition then answers
+// 4006 until the node reopens it; what a send that got 4006 wrote must not
+// appear, and an acknowledgement under durability none may be lost.
+func (w *World) writeFails(h *host, req *storage.Request, rng *rand.Rand) bool {
+	if w.knobs.WriteErrorPerMille == 0 || w.cluster() || !h.booted || !w.faulty() || req.Op == storage.OpRead || req.Op == storage.OpList ||
+		!strings.HasPrefix(req.File, "streams/") || !strings.HasSuffix(req.File, ".log") && !strings.HasSuffix(req.File, ".index") ||
+		rng.IntN(1000) >= w.knobs.WriteErrorPerMille {
+		return false
+	}
+	w.marks.Hit("sim.disk.write_error")
+	w.event("write error %d: %s %s", h.idx, req.Op, req.File)
+	dir := path.Dir(req.File)
+	w.writeFaults[dir]++
+	if k, ok := w.partOfDir(dir); ok {
+		w.hist.WriteFaults = append(w.hist.WriteFaults, oracles.WriteFault{Part: k, At: w.next()})
+	}
+	return true
+}
+
+// writeFaulted says whether a write of partition k's files failed.
+func (w *World) writeFaulted(k oracles.PartKey) bool {
+	dir, ok := w.partitionDir(k)
+	return ok && w.writeFaults[dir] > 0
 }
 
 // misdirects decides whether a metadata journal write of a replica set
@@ -186,7 +222,10 @@ func (w *World) damageSegment(h *host) {
 		w.clusterDamaged[k] = true
 		return
 	}
-	w.hist.Damages = append(w.hist.Damages, oracles.Damage{Part: k, Offset: offset, At: w.next()})
+	// In a sealed segment only the offsets up to the next segment may be
+	// lost (recovery keeps it and the segments after it, recover.go).
+	end, _ := successor(h.disk.Files(), path)
+	w.hist.Damages = append(w.hist.Damages, oracles.Damage{Part: k, Offset: offset, End: end, At: w.next()})
 }
 
 // damageMetadata flips one bit of a synced metadata file.
@@ -221,23 +260,29 @@ func (h *host) synced(path string) bool {
 }
 
 // segmentOf parses streams/<s>/topics/<t>/partitions/<p>/<start>.log.
-func (w *World) segmentOf(path string) (oracles.PartKey, uint64, bool) {
-	f := strings.Split(path, "/")
-	if len(f) != 7 {
-		return oracles.PartKey{}, 0, false
+func (w *World) segmentOf(p string) (oracles.PartKey, uint64, bool) {
+	k, ok := w.partOfDir(path.Dir(p))
+	start, err := strconv.ParseUint(strings.TrimSuffix(path.Base(p), ".log"), 10, 64)
+	return k, start, ok && err == nil
+}
+
+// partOfDir parses streams/<s>/topics/<t>/partitions/<p>.
+func (w *World) partOfDir(dir string) (oracles.PartKey, bool) {
+	f := strings.Split(dir, "/")
+	if len(f) != 6 {
+		return oracles.PartKey{}, false
 	}
 	s, err1 := strconv.ParseUint(f[1], 10, 32)
 	t, err2 := strconv.ParseUint(f[3], 10, 32)
 	p, err3 := strconv.ParseUint(f[5], 10, 32)
-	start, err4 := strconv.ParseUint(strings.TrimSuffix(f[6], ".log"), 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
-		return oracles.PartKey{}, 0, false
+	if err1 != nil || err2 != nil || err3 != nil {
+		return oracles.PartKey{}, false
 	}
 	ti := w.catalog.byIDs(uint32(s), uint32(t))
 	if ti == nil {
-		return oracles.PartKey{}, 0, false
+		return oracles.PartKey{}, false
 	}
-	return oracles.PartKey{Stream: ti.stream, Topic: ti.name, Partition: uint32(p)}, start, true
+	return oracles.PartKey{Stream: ti.stream, Topic: ti.name, Partition: uint32(p)}, true
 }
 
 // recordAt is the base offset of the record holding byte pos of a

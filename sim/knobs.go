@@ -100,6 +100,16 @@ type Knobs struct {
 	// MisdirectPerMille: metadata journal writes of a replica set that land
 	// elsewhere in their file (within the fault atlas, as metadata damage).
 	MisdirectPerMille int
+	// TruncatePerMillion: per tick, a sealed segment's .log or .index of
+	// a standalone node is cut short at rest (an operator's truncate, a
+	// lost extent). Its seeds create topics of the smallest segments
+	// (1 MiB) and send large batches, so runs seal segments.
+	TruncatePerMillion int
+	// WriteErrorPerMille: writes, creates, truncates and syncs of partition
+	// segment files of a running standalone node that fail with EIO (a
+	// full disk, a read-only directory, no descriptors left): the node
+	// reopens the partition after a backoff (core/node/writeretry.go).
+	WriteErrorPerMille int
 
 	// Process.
 	KillPerMillion      int
@@ -137,6 +147,13 @@ func Draw(seed uint64, p Profile) Knobs {
 	// of streams, topics and partitions that host shards own.
 	if p == ProfileSwarm && r.IntN(4) == 0 {
 		k.MetaPercent, k.ChurnPercent = between(r, 10, 25), between(r, 30, 70)
+	}
+	if p == ProfileSwarm && r.IntN(4) == 0 {
+		k.TruncatePerMillion = between(r, 100, 1500)
+		k.PayloadBytesMax, k.BatchMessagesMax = 20000, between(r, 20, 40)
+	}
+	if p == ProfileSwarm && r.IntN(4) == 0 {
+		k.WriteErrorPerMille = between(r, 1, 30)
 	}
 	return k
 }
@@ -293,8 +310,9 @@ func (k Knobs) String() string {
 	}
 	fmt.Fprintf(&b, " checkpoint_every_ops=%d net_delay_mean_ticks=%g reset_ppm=%d client_timeout_ticks=%d",
 		k.CheckpointEveryOps, k.NetDelayMeanTicks, k.ResetPerMillion, k.ClientTimeoutTicks)
-	fmt.Fprintf(&b, " disk_ops_per_tick_max=%d torn_writes=%t read_corrupt_permille=%d read_error_permille=%d damage_ppm=%d meta_damage_ppm=%d misdirect_permille=%d",
-		k.DiskOpsPerTickMax, k.TornWrites, k.ReadCorruptPerMille, k.ReadErrorPerMille, k.DamagePerMillion, k.MetaDamagePerMillion, k.MisdirectPerMille)
+	fmt.Fprintf(&b, " disk_ops_per_tick_max=%d torn_writes=%t read_corrupt_permille=%d read_error_permille=%d damage_ppm=%d meta_damage_ppm=%d misdirect_permille=%d truncate_ppm=%d write_error_permille=%d",
+		k.DiskOpsPerTickMax, k.TornWrites, k.ReadCorruptPerMille, k.ReadErrorPerMille, k.DamagePerMillion, k.MetaDamagePerMillion, k.MisdirectPerMille,
+		k.TruncatePerMillion, k.WriteErrorPerMille)
 	fmt.Fprintf(&b, " kill_ppm=%d power_loss_ppm=%d down_ticks_max=%d pause_ppm=%d pause_ticks_max=%d drift_ppm=%v clock_step_ppm=%d clock_step_max_us=%d",
 		k.KillPerMillion, k.PowerLossPerMillion, k.DownTicksMax, k.PausePerMillion, k.PauseTicksMax, k.DriftPPM[:k.Replicas],
 		k.ClockStepPerMillion, k.ClockStepMaxMicros)

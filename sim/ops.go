@@ -168,13 +168,20 @@ func (w *World) settleSend(a *attempt, status wire.Code, payload []byte) {
 		w.marks.Hit("sim.send.outcome_unknown_57")
 		return
 	}
+	if status == wire.CannotSaveMessagesToSegment && w.writeFaulted(o.part) {
+		// A write of the partition failed: a reopen cuts what the append
+		// wrote, but a crash first keeps what reached the disk, so it
+		// stays indefinite.
+		w.marks.Hit("sim.send.outcome_unknown_4006")
+		return
+	}
 	a.app.Return = w.next()
 	if status != wire.OK {
 		a.app.Outcome = oracles.OutcomeFailed
 		w.marks.Hit("sim.send.refused_" + fmt.Sprint(uint32(status)))
 		if notFound(status) || status == wire.CannotSaveMessagesToSegment {
-			// The topic's create was acknowledged; and no write error is
-			// injected, so a log that cannot write lost its files.
+			// The topic's create was acknowledged; and with no write error
+			// injected there, a log that cannot write lost its files.
 			w.unexpected(o, status)
 		}
 		return

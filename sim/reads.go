@@ -54,6 +54,16 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 			w.marks.Hit("sim.poll.read_fault_surfaced")
 		case !w.damaged(o.part):
 			w.fail("availability", fmt.Sprintf("%s answered CannotReadMessage, with no read fault or damage in that partition", o))
+		case o.final:
+			w.finalSkipHole(o)
+		}
+		return
+	}
+	if status == wire.SegmentNotFound && w.damaged(o.part) {
+		// A damaged sealed segment lost the offsets (truncate.go).
+		w.marks.Hit("sim.poll.lost_range_refused")
+		if o.final {
+			w.finalSkipHole(o)
 		}
 		return
 	}

@@ -276,7 +276,7 @@ func (w *World) settleRecreate(a *attempt, o *op, status wire.Code, payload []by
 	case rcCreateNew:
 		w.recreateCreated(a, o, status)
 	case rcSendNew:
-		if status == wire.CannotSaveMessagesToSegment {
+		if status == wire.CannotSaveMessagesToSegment && w.knobs.WriteErrorPerMille == 0 {
 			w.unexpected(o, status) // no write error is injected: its files went
 		}
 		if status == wire.OK && rc.judged && rc.created {

@@ -77,6 +77,11 @@ func Required(p Profile) []string {
 		// About one swarm seed in eight holds an open, one in sixteen parks a
 		// view: a sweep of 200 hits both (TestSweep's 40 need not).
 		marks = append(marks, markOpenHeld, markViewParked)
+		// One swarm seed in four truncates sealed segments at rest; a
+		// sweep of 200 truncates some and boots past one.
+		marks = append(marks, markSealedTruncated, markDamagedKept)
+		// One in four injects write errors: partitions break and reopen.
+		marks = append(marks, "sim.disk.write_error", "node.partition.reopened")
 	}
 	return marks
 }

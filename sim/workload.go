@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/iggygo/iggy/oracles"
@@ -197,6 +198,10 @@ func (w *World) createTopicOp(c *client, stream string) *op {
 			{Key: wire.OptDurability, Kind: wire.KindString, Value: []byte(o.policy.String())},
 			{Key: wire.OptConsumerOffsetDurability, Kind: wire.KindString, Value: []byte(o.offsetPolicy.String())},
 		}}
+	if w.knobs.TruncatePerMillion > 0 { // segments to seal, and so to truncate
+		q.Options = append(q.Options, wire.Option{Key: wire.OptSegmentSize, Kind: wire.KindUint64,
+			Value: binary.LittleEndian.AppendUint64(nil, wire.SegmentSizeBytesMin)})
+	}
 	o.body = encode(q.Encode)
 	return o
 }

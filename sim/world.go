@@ -73,6 +73,8 @@ type World struct {
 	healTick   uint64
 	finished   bool
 	readFaults map[string]int // injected read faults per partition directory
+	// writeFaults: injected write faults per partition directory.
+	writeFaults map[string]int
 	// clusterDamaged: partitions with a segment rotted on some replica of a
 	// set; a read of it may fail until that replica repaired its log.
 	clusterDamaged map[oracles.PartKey]bool
@@ -119,6 +121,7 @@ func newWorld(seed uint64, k Knobs, rec io.Writer) *World {
 	w := &World{
 		seed: seed, knobs: k, rng: rand.New(rand.NewPCG(seed, 0x73696d)),
 		catalog: newCatalog(), marks: mark.Counts{}, trace: newTracer(rec), readFaults: map[string]int{},
+		writeFaults:    map[string]int{},
 		clusterDamaged: map[oracles.PartKey]bool{},
 	}
 	w.hist.Final = map[oracles.PartKey][]oracles.Msg{}

@@ -17,6 +17,10 @@ const metricsStreamsMax = 10_000
 func (s *Server) getMetrics(c caller, w http.ResponseWriter, _ *http.Request) *apiError {
 	p := &promWriter{}
 	s.metrics.render(p)
+	if s.opts.DiskWriteFailures != nil {
+		p.family("disk_write_failures_total", "counter", "Partition writes, creates and syncs that failed; each breaks its partition until it is reopened.")
+		p.sample("disk_write_failures_total", float64(s.opts.DiskWriteFailures()))
+	}
 	s.renderNode(c, p)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.WriteHeader(http.StatusOK)

@@ -53,6 +53,9 @@ type Options struct {
 	// take, and the fixed part of the whole request's; 0 is
 	// graceDefault.
 	Grace time.Duration
+	// DiskWriteFailures, when set, is the disk_write_failures_total
+	// counter of /metrics: partition writes that failed.
+	DiskWriteFailures func() uint64
 }
 
 // graceDefault is message_bus.handshake_grace's default.

@@ -43,6 +43,8 @@ type Loop struct {
 	// replica set.
 	peerIn  <-chan node.PeerMessage
 	peerBus PeerBus
+	// counters, when set, sum what the node reports for /metrics.
+	counters *Counters
 }
 
 // NewLoop wires the front node to its disk, job workers and transports;
@@ -150,6 +152,9 @@ func (l *Loop) carryOut() error {
 	l.sendPeers(r.Peers)
 	for _, line := range r.Logs {
 		l.log.Info(line)
+	}
+	if r.WriteFailures > 0 && l.counters != nil {
+		l.counters.diskWriteFailures.Add(uint64(r.WriteFailures))
 	}
 	if r.Fatal != "" {
 		return &FatalError{Reason: l.links.name() + r.Fatal}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/iggygo/iggy/adapters/config"
 	"github.com/iggygo/iggy/adapters/httpapi"
+	"github.com/iggygo/iggy/adapters/server"
 	"github.com/iggygo/iggy/adapters/transport"
 )
 
@@ -13,11 +14,12 @@ import (
 // client of the node through the hub, like every other transport.
 type httpListener struct{ http *httpapi.Server }
 
-func (l *httpListener) startHTTP(cfg *config.Config, hub *transport.Hub, log *slog.Logger) error {
+func (l *httpListener) startHTTP(cfg *config.Config, hub *transport.Hub, log *slog.Logger, counters *server.Counters) error {
 	if !cfg.HTTP.Enabled {
 		return nil
 	}
-	s, err := httpapi.New(httpapi.Options{HTTP: cfg.HTTP, Log: log, DataDir: cfg.System.Path, Grace: cfg.MessageBus.HandshakeGrace}, hub)
+	s, err := httpapi.New(httpapi.Options{HTTP: cfg.HTTP, Log: log, DataDir: cfg.System.Path, Grace: cfg.MessageBus.HandshakeGrace,
+		DiskWriteFailures: counters.DiskWriteFailures}, hub)
 	if err != nil {
 		return fmt.Errorf("http: %w", err)
 	}

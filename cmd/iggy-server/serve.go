@@ -80,7 +80,8 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	hub := transport.NewHubLimits(transport.Limits{Grace: cfg.MessageBus.HandshakeGrace, ConnectionsMax: connsMax})
 	log.Info("client connection limits", "connections_max", connsMax, "handshake_grace", cfg.MessageBus.HandshakeGrace,
 		"pre_login_frame_bytes_max", transport.PreLoginFrameBytesMax, "pre_login_bytes_max", transport.PreLoginBytesMax)
-	listeners := &listeners{}
+	counters := &server.Counters{}
+	listeners := &listeners{counters: counters}
 	defer listeners.close(hub)
 	var listenErr error
 	sources := snapshotSources(cfg)
@@ -113,6 +114,9 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 		return err
 	}
 	defer closePeers()
+	for _, l := range shards.loops {
+		l.CountInto(counters)
+	}
 	if err := server.RunShards(shards.loops, stop); err != nil {
 		var fatal *server.FatalError
 		if errors.As(err, &fatal) {
@@ -222,7 +226,8 @@ func hostPort(enabled bool, addr string) (string, uint16, error) {
 
 // listeners are the client transports, started once the node has booted.
 type listeners struct {
-	tcp *tcp.Server
+	counters *server.Counters // the loops' counts, for /metrics
+	tcp      *tcp.Server
 	wsListener
 	quicListener
 	httpListener
@@ -235,7 +240,7 @@ func (l *listeners) start(cfg *config.Config, hub *transport.Hub, log *slog.Logg
 	if err := l.startQUIC(cfg, hub, log); err != nil {
 		return err
 	}
-	if err := l.startHTTP(cfg, hub, log); err != nil {
+	if err := l.startHTTP(cfg, hub, log, l.counters); err != nil {
 		return err
 	}
 	if !cfg.TCP.Enabled {

@@ -26,7 +26,7 @@ func init() {
 	commands = map[string]command{
 		"boot": cmdBoot, "restart": cmdRestart, "crash": cmdCrash, "tick": cmdTick,
 		"settle":    func(w *world, a *args) { a.done(0); w.requireUp(); w.settle() },
-		"disk-step": cmdDiskStep, "ls": cmdLs, "jobs": cmdJobs, "job-step": cmdJobStep,
+		"disk-step": cmdDiskStep, "ls": cmdLs, "jobs": cmdJobs, "job-step": cmdJobStep, "disk-fail": cmdDiskFail,
 		"connect": cmdConnect, "disconnect": cmdDisconnect, "login": cmdLogin, "logout": cmdLogout,
 		"ping": cmdPing, "raw": cmdRaw, "resend": cmdResend,
 		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
@@ -199,6 +199,16 @@ func (w *world) listJobs() {
 			w.printf("job kind=%d", j.Kind)
 		}
 	}
+}
+
+// disk-fail prefix|off: changes of files under prefix fail with an I/O
+// error from now on (off: none fail).
+func cmdDiskFail(w *world, a *args) {
+	w.failWrites = a.arg(0)
+	if w.failWrites == "off" {
+		w.failWrites = ""
+	}
+	a.done(1)
 }
 
 // ls [prefix]: files with their volatile and durable sizes.

@@ -32,6 +32,7 @@ func (n *Node) onTick() {
 	n.tickLogins()
 	n.evictStale()
 	n.cleanTokens()
+	n.retryWrites()
 	if n.now.Ticks%retentionEveryTicks != 0 {
 		return
 	}

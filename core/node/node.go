@@ -30,6 +30,9 @@ type Ready struct {
 	Booted bool
 	// Fatal is set when the node cannot go on (a refused journal, a failed disk).
 	Fatal string
+	// WriteFailures counts the partition writes that failed in this step
+	// (the disk_write_failures_total metric).
+	WriteFailures int
 }
 
 // Crypto is the cheap secret handling the node does itself: minting personal

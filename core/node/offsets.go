@@ -87,10 +87,22 @@ func offsetMiss(code wire.Code) bool {
 	return false
 }
 
-func (n *Node) answerOffset(c *conn, h wire.RequestHeader, k partKey, kind partition.OffsetKind, consumer uint32) {
+// servingLog is k's log when it serves; else it answers 3007 (deleted
+// while handed over) or 58 (reopening after a failed write, writeretry.go).
+func (n *Node) servingLog(c *conn, h wire.RequestHeader, k partKey) (*partition.Log, bool) {
 	log, ok := n.partitions[k]
-	if !ok {
+	switch {
+	case !ok:
 		n.deny(c, h, wire.PartitionNotFound)
+	case !log.Ready():
+		n.deny(c, h, wire.TransientNotAccepted)
+	}
+	return log, ok && log.Ready()
+}
+
+func (n *Node) answerOffset(c *conn, h wire.RequestHeader, k partKey, kind partition.OffsetKind, consumer uint32) {
+	log, ok := n.servingLog(c, h, k)
+	if !ok {
 		return
 	}
 	stored, ok := log.Offset(kind, consumer)
@@ -120,9 +132,8 @@ func (n *Node) storeOffset(c *conn, h wire.RequestHeader, body []byte) {
 
 // storeOffsetLocal stores an offset in partition k of this shard.
 func (n *Node) storeOffsetLocal(c *conn, h wire.RequestHeader, k partKey, kind partition.OffsetKind, consumer uint32, offset uint64, policy durability) {
-	log, ok := n.partitions[k]
+	log, ok := n.servingLog(c, h, k)
 	if !ok {
-		n.deny(c, h, wire.PartitionNotFound) // deleted while handed over
 		return
 	}
 	// An external group's offsets may run past the partition's range (CGRP-3).
@@ -179,9 +190,8 @@ func (n *Node) deleteOffsetLocal(c *conn, h wire.RequestHeader, k partKey, kind 
 		n.proposeToGroup(c, h, k, vsr.Prepare{Kind: vsr.KindDeleteOffset, Body: encodeOffsetOp(kind, consumer, 0, false)}, nil)
 		return
 	}
-	log, ok := n.partitions[k]
+	log, ok := n.servingLog(c, h, k)
 	if !ok {
-		n.deny(c, h, wire.PartitionNotFound) // deleted while handed over
 		return
 	}
 	token, ok := log.DeleteOffset(kind, consumer)

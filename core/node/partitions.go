@@ -44,6 +44,9 @@ func (n *Node) partitionConfig(k partKey) partition.Config {
 		// A replica set's offsets are replicated state: never clamped at
 		// boot, as the messages come back from peers.
 		KeepOffsetsAhead: n.cfg.clustered(),
+		// A replica set cuts a damaged log and refetches the rest from a
+		// peer (pgroup_damage.go); a single copy keeps what is left.
+		RefetchDamage: n.cfg.clustered(),
 	}
 	if _, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic)); code == wire.OK {
 		cfg.SegmentSizeBytes = topicOptions(t).SegmentSizeBytes
@@ -161,8 +164,8 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 			}
 		case metadata.PartitionPurged:
 			k := partKey{e.Stream, e.Topic, e.Partition}
-			if log, ok := n.partitions[k]; ok && !replaying {
-				log.Purge(e.Revision)
+			if _, ok := n.partitions[k]; ok && !replaying {
+				n.purgeLog(k, e.Revision)
 			}
 			if _, ok := n.remotes[k]; ok && !replaying {
 				n.handOff(shardPurge{k: k, revision: e.Revision})
@@ -216,6 +219,9 @@ func (n *Node) partitionCompletion(o owner, c storage.Completion) {
 func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 	switch ev := ev.(type) {
 	case partition.Committed:
+		if len(n.writeRetries) > 0 {
+			n.writeSucceeded(k)
+		}
 		n.groupWritten(k, ev.Token)
 		n.written(k, ev.Token, ev.BaseOffset, wire.OK)
 		n.wakeParked(k)
@@ -232,7 +238,16 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		n.written(k, ev.Token, 0, wire.OK)
 	case partition.PollDone:
 		n.pollDone(ev)
+	case partition.Damaged:
+		n.logDamaged(ev)
+	case partition.WriteFailed:
+		if n.groupOf(k) == nil { // a replica set stops on it instead (Failed)
+			n.writeFailed(k, ev)
+		}
 	case partition.Recovered:
+		if n.retryRecovered(k, ev) && ev.Code != wire.OK {
+			return // a reopen after a failed write: tried again later
+		}
 		if ev.Code != wire.OK {
 			n.fatal("partition %s failed to recover: %s%s", partitionDir(k), ev.Code.Name(), newerRevision(ev))
 			return
@@ -240,6 +255,10 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		n.logRevision(k, ev)
 		if ev.CutBytes > 0 || ev.DroppedSegments > 0 {
 			n.logf("partition %s: cut %d bytes of torn tail, dropped %d segments", partitionDir(k), ev.CutBytes, ev.DroppedSegments)
+		}
+		for _, d := range ev.Damaged {
+			n.cfg.Marks.Hit("node.partition.damaged_segment_kept")
+			n.logDamaged(d)
 		}
 		if g := n.pgroups[k]; g != nil {
 			g.logReady = true
@@ -255,6 +274,18 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		}
 		n.boot.partitionRecovered()
 	}
+}
+
+// logDamaged reports stored bytes that do not hold valid records: the
+// file and byte range, and the offsets refused for it.
+func (n *Node) logDamaged(d partition.Damaged) {
+	if d.EndOffset > d.FirstOffset {
+		n.logf("damaged segment %s: bytes %d..%d hold no valid records; offsets %d..%d are lost and polls of them get %s; the file is kept as found",
+			d.Path, d.FromByte, d.ToByte, d.FirstOffset, d.EndOffset-1, wire.SegmentNotFound.Name())
+		return
+	}
+	n.logf("damaged segment %s: bytes %d..%d do not check out; the messages stored there cannot be read (%s)",
+		d.Path, d.FromByte, d.ToByte, wire.CannotReadMessage.Name())
 }
 
 // logRevision reports what recovery found of the partition's incarnation

@@ -25,7 +25,7 @@ func (n *Node) onHostRequest(b shardBody) {
 		n.closeLog(b.k)
 		n.submit(owner{kind: ownerDropped, part: b.k}, storage.Request{Op: storage.OpDeleteTree, File: partitionDir(b.k)})
 	case shardPurge:
-		n.applyToLog(b.k, func(log *partition.Log) { log.Purge(b.revision) })
+		n.applyToLog(b.k, func(*partition.Log) { n.purgeLog(b.k, b.revision) })
 	case shardTruncate:
 		n.applyToLog(b.k, func(log *partition.Log) { log.DeleteThrough(b.watermark) })
 	case shardRetention:
@@ -124,6 +124,7 @@ func (n *Node) reportStats() {
 // hostTick runs a host's time-driven work: retention of its logs.
 func (n *Node) hostTick() {
 	n.tickParked()
+	n.retryWrites()
 	if n.now.Ticks%retentionEveryTicks != 0 {
 		return
 	}

@@ -101,15 +101,28 @@ type world struct {
 	out     []string        // its output lines
 	trace   bytes.Buffer    // every reply and disk request, byte for byte
 	order   []storage.ReqID // disk completions, in the order they happened
+	// failWrites: writes, creates, truncates and syncs of files under this
+	// prefix fail with an I/O error (disk-fail); "" fails none.
+	failWrites string
 }
 
 func newWorld(t testing.TB, seed uint64) *world {
-	return &world{
+	w := &world{
 		t: t, rng: rand.New(rand.NewPCG(seed, 0x5eed)),
-		disk:    simdisk.New(simdisk.Options{Seed: seed}),
 		clients: map[string]*simClient{}, conns: map[bus.ConnID]*simClient{},
 		shardReqs: map[storage.ReqID]shardReq{}, marks: mark.Counts{},
 	}
+	w.disk = simdisk.New(simdisk.Options{Seed: seed, Faults: w.fault})
+	return w
+}
+
+// fault fails the changes of files under failWrites (a full disk, a
+// read-only directory, no file descriptors left).
+func (w *world) fault(r *storage.Request, _ *rand.Rand) simdisk.Fault {
+	if w.failWrites != "" && r.Op != storage.OpRead && r.Op != storage.OpList && strings.HasPrefix(r.File, w.failWrites) {
+		return simdisk.FaultIOError
+	}
+	return simdisk.FaultNone
 }
 
 func (w *world) printf(format string, args ...any) {

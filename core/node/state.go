@@ -49,6 +49,9 @@ type state struct {
 	parkedViews []parkedView
 	ev          evidence  // quorum evidence (replica sets only, evidence.go)
 	damaged     []partKey // partitions whose log read a bad record (pgroup_damage.go)
+	// writeRetries are the partitions broken by a failed write, waiting to
+	// be reopened (writeretry.go).
+	writeRetries map[partKey]*writeRetry
 	// pgroups are the partitions' consensus groups (replica sets only).
 	pgroups        map[partKey]*pgroup
 	pgroupKeys     []partKey // sorted keys of pgroups; nil when stale
@@ -91,6 +94,7 @@ func newState() *state {
 		statsDirtySet: map[partKey]bool{},
 		dirDeletes:    map[uint32]*dirDelete{},
 		pgroups:       map[partKey]*pgroup{},
+		writeRetries:  map[partKey]*writeRetry{},
 		logGens:       map[partKey]uint64{},
 		waiting:       map[uint64]waiter{},
 		forwards:      map[wire.U128]forwarded{},

@@ -65,6 +65,14 @@ func (l *Log) AppendCommitted(rec []byte, nowMicros uint64, sync bool) (token, b
 	return l.appendRecord(rec, nowMicros, sync)
 }
 
+// Ready says whether the log serves: not recovering (a boot, or a reopen
+// after a failed write) and not failed to recover.
+func (l *Log) Ready() bool { return l.phase == phaseReady }
+
+// Broken says whether a write failure broke the log (fail), or a reopen
+// failed to read it: it takes no appends until it is reopened or purged.
+func (l *Log) Broken() bool { return l.broken != wire.OK || l.phase == phaseFailed }
+
 // NextOffset is the offset the next append gets.
 func (l *Log) NextOffset() uint64 { return l.nextOffset }
 
@@ -155,7 +163,7 @@ func (l *Log) onChunk(f inflight, comp storage.Completion) {
 		return // failed or purged meanwhile
 	}
 	if comp.Result != storage.ResultOK {
-		l.fail(wire.CannotSaveMessagesToSegment)
+		l.fail(wire.CannotSaveMessagesToSegment, comp)
 		return
 	}
 	if f.kind == reqChunkWrite {
@@ -203,14 +211,38 @@ func (l *Log) commitChunk(c *chunk) {
 	assert.That(s.indexCommitted <= len(s.index), "partition: more committed chunks than index entries")
 }
 
-// fail breaks the log after a write failure: every append not yet
-// committed fails, and no append is accepted until Purge.
-func (l *Log) fail(code wire.Code) {
+// fail breaks the log after a write failure c: every append not yet
+// committed fails, no append is accepted until Purge or a reopen (the
+// state of the files' tails is unknown), and WriteFailed reports it once.
+func (l *Log) fail(code wire.Code, c storage.Completion) {
 	if l.broken != wire.OK {
 		return
 	}
 	l.broken = code
+	l.cutUncommitted()
 	l.failUncommitted(code)
+	l.emit(WriteFailed{Code: code, Err: c.Err})
+}
+
+// cutUncommitted truncates the files of segments holding uncommitted
+// appends back to their committed bytes and index entries. A write queued
+// behind the one that failed may still land past a hole the failed one
+// left, and a boot trusts the records before the last index entry: cut,
+// the files hold only what was committed (a reopen cuts it again, in case
+// a crash came first or a truncate fails).
+func (l *Log) cutUncommitted() {
+	for i := len(l.segments) - 1; i >= 0; i-- {
+		s := l.segments[i]
+		if s.committedNext == s.next {
+			break
+		}
+		if s.state == segPendingCreate {
+			continue
+		}
+		l.submit(storage.Request{Op: storage.OpTruncate, File: l.segmentPath(s.start, extLog), Offset: s.committedBytes}, reqOrphan, 0)
+		l.submit(storage.Request{Op: storage.OpTruncate, File: l.segmentPath(s.start, extIndex),
+			Offset: uint64(s.indexCommitted) * indexEntryBytes}, reqOrphan, 0)
+	}
 }
 
 // failUncommitted fails every append not yet committed, in offset order.

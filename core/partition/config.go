@@ -33,6 +33,9 @@ const (
 	recordBytesMin = batch.HeaderBytes + batch.FrameHeaderBytes
 	// readBytesMin is the smallest allowed read-size bound.
 	readBytesMin = 64 << 10
+	// damageReportsMax bounds the places a log remembers having reported
+	// as damaged (Damaged events of polls): one line per place, not per read.
+	damageReportsMax = 256
 	// eventsMax catches a node that stopped draining TakeEvents.
 	eventsMax = 1 << 20
 )
@@ -65,6 +68,13 @@ type Config struct {
 	// are instead of clamping them: in a replica set they are replicated
 	// state, and the messages come back from peers.
 	KeepOffsetsAhead bool
+	// RefetchDamage cuts the log at the first record recovery finds bad,
+	// dropping the segments after it, because a peer sends the rest again
+	// (a replica set). Off (standalone), a damaged sealed segment is kept
+	// as found, the segments after it too, and the offsets between them
+	// are refused (SegmentNotFound): no acknowledged message is dropped
+	// and no offset is assigned twice.
+	RefetchDamage bool
 }
 
 func (c *Config) assertValid() {

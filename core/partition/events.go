@@ -54,6 +54,29 @@ type Recovered struct {
 	// a nonempty directory without a marker taken as this one (STOR-29).
 	StaleRevision, NewerRevision uint64
 	Adopted                      bool
+	// Damaged lists the sealed segments kept with damage (RefetchDamage
+	// off): their files are left as found, and the offsets they no longer
+	// hold are refused.
+	Damaged []Damaged
+}
+
+// WriteFailed reports the write, create or sync failure that broke the log:
+// appends get Code until it is reopened (Recover on a new Log) or purged.
+// Err is the disk's detail (the operation, the file and the errno).
+type WriteFailed struct {
+	Code wire.Code
+	Err  string
+}
+
+// Damaged reports stored bytes of a segment that do not hold valid
+// records: found by recovery in a sealed segment, or by a poll's read (then
+// once per place, up to damageReportsMax). Bytes [FromByte, ToByte) of Path
+// are bad; offsets [FirstOffset, EndOffset) can no longer be served (none
+// when equal, or when a poll found it: the record's offsets are unknown).
+type Damaged struct {
+	Path                   string
+	FromByte, ToByte       uint64
+	FirstOffset, EndOffset uint64
 }
 
 func (Committed) isEvent()    {}
@@ -61,3 +84,5 @@ func (Failed) isEvent()       {}
 func (PollDone) isEvent()     {}
 func (OffsetStored) isEvent() {}
 func (Recovered) isEvent()    {}
+func (Damaged) isEvent()      {}
+func (WriteFailed) isEvent()  {}

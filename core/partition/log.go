@@ -68,6 +68,11 @@ type Log struct {
 	committedNext uint64     // offset after the last committed message
 	lastTimestamp uint64     // newest base_timestamp assigned (stamps are monotonic)
 	sizeBytes     uint64     // committed bytes of all segments
+	// missing counts the offsets between segments that no segment holds
+	// (damaged sealed segments kept by recovery); polls of them are refused.
+	missing uint64
+	// damageSeen holds the places polls reported as damaged (Damaged).
+	damageSeen map[damagePlace]struct{}
 
 	queued           []queuedAppend // accepted, not yet flushed
 	chunks           []*chunk       // flushed, not yet committed, in offset order
@@ -134,7 +139,7 @@ func (l *Log) resetEmpty() {
 	s := &segment{state: segOpen}
 	l.segments = []*segment{s}
 	l.rolling = nil
-	l.nextOffset, l.committedNext, l.lastTimestamp, l.sizeBytes = 0, 0, 0, 0
+	l.nextOffset, l.committedNext, l.lastTimestamp, l.sizeBytes, l.missing = 0, 0, 0, 0, 0
 	l.submit(storage.Request{Op: storage.OpCreate, File: l.segmentPath(0, extLog)}, reqSegCreate, 0)
 	l.submit(storage.Request{Op: storage.OpCreate, File: l.segmentPath(0, extIndex)}, reqSegCreate, 0)
 }
@@ -206,7 +211,7 @@ type Stats struct {
 func (l *Log) Stats() Stats {
 	return Stats{
 		SizeBytes:     l.sizeBytes,
-		MessagesCount: l.committedNext - l.logStart(),
+		MessagesCount: l.committedNext - l.logStart() - l.missing,
 		SegmentsCount: uint32(len(l.segments)),
 		CurrentOffset: l.CurrentOffset(),
 	}

@@ -134,12 +134,22 @@ type pendingPoll struct {
 	seg         *segment
 	position    uint64 // next byte to read in seg's .log
 	expect      uint64 // base_offset of the record at position
+	readLen     uint64 // length of the read in flight
 }
 
-// readFrom plans a disk read for the first offset wanted by p.
+// readFrom plans a disk read for the first offset wanted by p. An offset
+// no segment holds (after a damaged sealed segment) is refused.
 func (l *Log) readFrom(p *pendingPoll, off uint64) {
 	s := l.segmentFor(off)
-	assert.That(off < s.committedNext, "partition: reading uncommitted offset %d", off)
+	if off >= s.committedNext {
+		assert.That(s != l.active(), "partition: reading uncommitted offset %d", off)
+		if p.col.count > 0 {
+			l.finishPoll(p.id, &p.col) // a replanned poll keeps what it has
+			return
+		}
+		l.emit(PollDone{ID: p.id, Code: missingCode, CurrentOffset: l.CurrentOffset()})
+		return
+	}
 	p.seg, p.position, p.expect = s, 0, s.start
 	entries := s.index[:s.indexCommitted]
 	if i := lastAtOrBefore(entries, off); i >= 0 {
@@ -160,6 +170,7 @@ func (l *Log) submitRead(p *pendingPoll, minLen uint64) {
 		want = p.col.bytesLeft
 	}
 	n := min(avail, max(want, minLen))
+	p.readLen = n
 	// ReplyOnly: the data reaches nothing but the poll's reply (PollDone
 	// records); it is dropped when the poll fails or is replanned.
 	id := l.submit(storage.Request{
@@ -200,8 +211,10 @@ func (l *Log) onPollRead(c storage.Completion) {
 		return
 	}
 	data := c.Data
-	if len(data) == 0 {
-		l.pollCorrupt(p) // the file is shorter than its committed bytes
+	if uint64(len(data)) < p.readLen {
+		// The file is shorter than its committed bytes (cut at rest): read
+		// again, the poll would get the same short answer for ever.
+		l.pollCorrupt(p, p.position+uint64(len(data)), p.seg.committedBytes)
 		return
 	}
 	var needLen uint64
@@ -214,7 +227,7 @@ func (l *Log) onPollRead(c storage.Completion) {
 			// The record continues past this read; it must end within the
 			// committed bytes, or the length field is corrupt.
 			if needLen > batch.RecordBytesMax || p.position+needLen > p.seg.committedBytes {
-				l.pollCorrupt(p)
+				l.pollCorrupt(p, p.position, p.seg.committedBytes)
 				return
 			}
 			break
@@ -223,14 +236,14 @@ func (l *Log) onPollRead(c storage.Completion) {
 		h := batch.ParseHeader(data)
 		rec := data[:h.Length]
 		if h.Length < recordBytesMin || h.BaseOffset != p.expect {
-			l.pollCorrupt(p)
+			l.pollCorrupt(p, p.position, p.position+h.Length)
 			return
 		}
 		data = data[len(rec):]
 		p.position += h.Length
 		take, ok := l.walkRecord(p, rec, h)
 		if !ok {
-			l.pollCorrupt(p)
+			l.pollCorrupt(p, p.position-h.Length, p.position)
 			return
 		}
 		if !take {
@@ -282,18 +295,45 @@ func (l *Log) checksumsHold(rec []byte) bool {
 	return code == wire.OK
 }
 
-// pollCorrupt fails a poll whose read found data that does not check out.
-func (l *Log) pollCorrupt(p *pendingPoll) {
+// pollCorrupt fails a poll whose read found data that does not check out
+// at bytes [from, to) of its segment, reporting the place the first time.
+func (l *Log) pollCorrupt(p *pendingPoll, from, to uint64) {
 	l.emit(PollDone{ID: p.id, Code: wire.CannotReadMessage, CurrentOffset: l.CurrentOffset()})
+	place := damagePlace{p.seg.start, from}
+	if _, seen := l.damageSeen[place]; seen || len(l.damageSeen) >= damageReportsMax {
+		return
+	}
+	if l.damageSeen == nil {
+		l.damageSeen = make(map[damagePlace]struct{})
+	}
+	l.damageSeen[place] = struct{}{}
+	l.emit(Damaged{Path: l.segmentPath(p.seg.start, extLog), FromByte: from, ToByte: max(from, to)})
 }
+
+// damagePlace is a segment and the byte where a poll found damage.
+type damagePlace struct{ segment, position uint64 }
+
+// missingCode answers a poll that starts at an offset no segment holds:
+// a damaged sealed segment kept by recovery lost it (recover.go).
+const missingCode = wire.SegmentNotFound
 
 // continuePoll reads on: the rest of a record that crossed the end of the
 // read, the rest of the segment, or the next segment, until the reply is
 // full or the committed log ends. Every read consumes at least one record.
+// A reply ends before offsets no segment holds; a poll by timestamp still
+// looking for its first record goes on past them.
 func (l *Log) continuePoll(p *pendingPoll, needLen uint64) {
 	if p.position >= p.seg.committedBytes {
 		i := l.segmentIndex(p.seg.start)
 		if i < 0 || i+1 >= len(l.segments) || !l.segments[i+1].hasCommitted() {
+			l.finishPoll(p.id, &p.col)
+			return
+		}
+		if gap := p.seg.committedNext < l.segments[i+1].start; gap && (!p.byTimestamp || p.found) {
+			if p.col.count == 0 {
+				l.emit(PollDone{ID: p.id, Code: missingCode, CurrentOffset: l.CurrentOffset()})
+				return
+			}
 			l.finishPoll(p.id, &p.col)
 			return
 		}

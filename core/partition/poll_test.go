@@ -162,3 +162,71 @@ func TestPollBound(t *testing.T) {
 		t.Fatal("polls not released")
 	}
 }
+
+// A record that rotted at rest fails every poll that reads it with 4011,
+// and the place (file, byte range) is reported once, not per poll (issue
+// 11: a corrupt byte made a whole batch unreadable with no log line).
+func TestPollReportsDamageOnce(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.fill(10, 2, true)
+	h.reopen() // an empty cache: polls read the disk
+	img := h.disk.get(seg0Log)
+	ends := recordEnds(img)
+	img[ends[3]+100] ^= 0x40 // inside the fifth record (offsets 8, 9)
+	h.disk.put(seg0Log, img)
+	for range 3 {
+		if p := h.poll(StrategyOffset, 8, 2); p.Code != wire.CannotReadMessage {
+			t.Fatalf("poll of a rotted record: %+v", p)
+		}
+	}
+	reports := damageReports(h.events)
+	want := Damaged{Path: seg0Log, FromByte: uint64(ends[3]), ToByte: uint64(ends[4])}
+	if len(reports) != 1 || reports[0] != want {
+		t.Fatalf("reported %+v, want once %+v", reports, want)
+	}
+	expectRun(t, messages(t, h.poll(StrategyOffset, 0, 8)), 0, 8)
+}
+
+// A segment file cut shorter than its committed bytes under a running log
+// (truncated at rest) fails the poll with 4011 and reports the place; a
+// poll used to read the same short answer again for ever (swarm seed 8).
+func TestPollOfTruncatedFileAnswers(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.fill(10, 2, true)
+	h.reopen() // an empty cache: polls read the disk
+	img := h.disk.get(seg0Log)
+	ends := recordEnds(img)
+	h.disk.put(seg0Log, img[:ends[5]+30])
+	h.pollID++
+	h.log.Poll(h.pollID, StrategyOffset, 0, 20)
+	for range 100 {
+		if !h.disk.step(h.log) {
+			break
+		}
+	}
+	events := h.log.TakeEvents()
+	var done *PollDone
+	for _, e := range events {
+		if p, ok := e.(PollDone); ok {
+			done = &p
+		}
+	}
+	reports := damageReports(events)
+	if done == nil || done.Code != wire.CannotReadMessage {
+		t.Fatalf("poll of a truncated file: %+v", done)
+	}
+	if len(reports) != 1 || reports[0].FromByte != uint64(ends[5]+30) || reports[0].ToByte != uint64(len(img)) {
+		t.Fatalf("reported %+v", reports)
+	}
+}
+
+// damageReports picks the Damaged events.
+func damageReports(events []Event) []Damaged {
+	var out []Damaged
+	for _, e := range events {
+		if d, ok := e.(Damaged); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}

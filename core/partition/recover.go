@@ -2,6 +2,7 @@ package partition
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 
@@ -52,6 +53,16 @@ type recovery struct {
 	// index is rebuilt (RecoverFully), not only those after the last
 	// index entry.
 	full bool
+	// capNext: records at or past this offset were answered as failed
+	// (Reopen) and are cut like a torn tail; MaxUint64 for none.
+	capNext uint64
+	// missingMax: a reopen finds no more missing offsets than the broken
+	// log knew of (a damaged sealed segment); MaxUint64 at boot.
+	missingMax uint64
+	// sizeMin: a reopen whose segment files add up to fewer bytes than the
+	// broken log had committed (SizeBytes) finds damage at rest (a file cut
+	// under it), not a read fault, and takes a shortfall as a boot would.
+	sizeMin uint64
 }
 
 // recSeg is one segment as found on disk and as scanned.
@@ -69,28 +80,60 @@ type recSeg struct {
 	lastIndexedPos   uint64
 	readLen          uint64 // length of the tail read in flight
 	dropped          bool
+	// damaged: a sealed segment (one follows it) whose valid records end
+	// before its file does or before the next segment starts; kept as
+	// found when the config does not refetch damage.
+	damaged bool
 }
 
 // Recover rebuilds the log from the partition directory at boot and ends
-// with a Recovered event. Every complete, valid record of the contiguous
-// log is kept; a torn or corrupt tail is cut (STOR-45), later segments
-// that no longer follow on are dropped, corrupt offset files are ignored
+// with a Recovered event. Every complete, valid record is kept; a torn or
+// corrupt tail of the last segment is cut (STOR-45); a sealed segment
+// whose records end early is kept as found with the segments after it
+// (unless RefetchDamage: then it is cut and later segments that no longer
+// follow on are dropped, config.go); corrupt offset files are ignored
 // and offsets beyond the head are clamped to it (§10.5). An empty or
 // missing directory becomes a new partition. revision is the incarnation
 // the metadata names (created.revision, revision.go; 0: no marker).
-func (l *Log) Recover(revision uint64) { l.recover(revision, false) }
+func (l *Log) Recover(revision uint64) { l.recover(revision, false, math.MaxUint64) }
 
 // RecoverFully is Recover checking every record of every segment, not
 // only the tail after the last index entry, and rebuilding the indexes: a
 // replica of a set that read a bad record cuts its log there and fetches
 // the rest from a peer.
-func (l *Log) RecoverFully(revision uint64) { l.recover(revision, true) }
+func (l *Log) RecoverFully(revision uint64) { l.recover(revision, true, math.MaxUint64) }
 
-func (l *Log) recover(revision uint64, full bool) {
+// Reopen is Recover for a log that a write failure broke (the node opens a
+// new Log on the same files): committedNext is where the broken log's
+// commits ended. Every append after it was answered with the failure, so
+// its records, whole on disk or not, are cut and its segments dropped: a
+// send that got an error did not happen. A reopen that finds less than
+// the broken log held (its end short of p.CommittedNext, or more offsets
+// missing than p.Missing) changes nothing and fails (CannotReadPartitions):
+// what was committed was on the disk, so a read did not check out (the
+// same big record can fail two reads in a row). Only when the segment
+// files add up to fewer bytes than were committed were they cut at rest
+// meanwhile: that is taken as a boot takes it.
+func (l *Log) Reopen(revision uint64, p ReopenPoint) {
+	l.recover(revision, false, p.CommittedNext)
+	l.recovery.missingMax, l.recovery.sizeMin = p.Missing, p.SizeBytes
+}
+
+// ReopenPoint is what a broken log held, for its Reopen.
+type ReopenPoint struct{ CommittedNext, Missing, SizeBytes uint64 }
+
+// ReopenPoint is where the log's commits end, how many offsets its damaged
+// sealed segments lost, and its committed bytes.
+func (l *Log) ReopenPoint() ReopenPoint {
+	return ReopenPoint{CommittedNext: l.committedNext, Missing: l.missing, SizeBytes: l.sizeBytes}
+}
+
+func (l *Log) recover(revision uint64, full bool, capNext uint64) {
 	assert.That(l.phase == phaseNew, "partition: Recover in phase %d", l.phase)
 	l.revision = revision
 	l.phase = phaseRecovering
-	l.recovery = &recovery{offsets: make(map[offsetKey]uint64), files: make(map[offsetKey]offsetFile), full: full}
+	l.recovery = &recovery{offsets: make(map[offsetKey]uint64), files: make(map[offsetKey]offsetFile),
+		full: full, capNext: capNext, missingMax: math.MaxUint64}
 	l.submit(storage.Request{Op: storage.OpList, File: l.cfg.Dir}, reqRecovery, recRef(recList, 0))
 }
 
@@ -115,6 +158,9 @@ func (r *recovery) complete(l *Log, f inflight, c storage.Completion) {
 	case recIndex:
 		s := r.segs[r.cur]
 		s.index = parseIndex(c.Data, s.start, s.logBytes)
+		for n := len(s.index); n > 0 && s.index[n-1].offset >= r.capNext; n-- {
+			s.index = s.index[:n-1] // entries of appends that failed
+		}
 		r.startTail(l, s)
 	case recTail:
 		r.onTail(l, r.segs[r.cur], c.Data)
@@ -223,16 +269,29 @@ func (r *recovery) onTail(l *Log, s *recSeg, data []byte) {
 		s.logBytes = s.pos + uint64(len(data)) // the file is shorter than listed
 	}
 	base := s.pos
+	capAt, tsBefore := -1, s.lastTs
 	res := scanRecords(data, s.next, s.lastTs, func(pos int, h batch.Header) {
+		if capAt < 0 && h.BaseOffset >= r.capNext {
+			capAt = pos // the first record of a failed append
+		}
+		if capAt >= 0 {
+			return
+		}
+		tsBefore = h.BaseTimestamp
 		at := base + uint64(pos)
 		if at-s.lastIndexedPos >= recoveryIndexIntervalBytes {
 			s.added = append(s.added, indexEntry{offset: h.BaseOffset, timestamp: h.BaseTimestamp, position: at})
 			s.lastIndexedPos = at
 		}
 	})
+	if capAt >= 0 {
+		res = scanResult{validBytes: capAt, next: r.capNext, lastTs: tsBefore}
+	}
 	s.pos += uint64(res.validBytes)
 	s.next, s.lastTs = res.next, res.lastTs
 	switch {
+	case capAt >= 0:
+		r.endSegment(l, s)
 	case res.needBytes > 0 && s.pos+res.needBytes <= s.logBytes:
 		r.readTail(l, s, res.needBytes) // a record crosses the end of this read
 	case res.needBytes == 0 && res.validBytes == len(data) && s.pos < s.logBytes:
@@ -253,10 +312,10 @@ func (r *recovery) endSegment(l *Log, s *recSeg) {
 		r.startTail(l, s)
 		return
 	}
-	if r.cur > 0 && s.start != r.segs[r.cur-1].next {
-		for _, later := range r.segs[r.cur:] {
-			later.dropped = true
-		}
+	if r.cur > 0 {
+		r.follow(l, r.segs[r.cur-1], s)
+	}
+	if s.dropped {
 		r.cur = len(r.segs)
 	} else {
 		r.cur++
@@ -264,11 +323,40 @@ func (r *recovery) endSegment(l *Log, s *recSeg) {
 	r.scanNext(l)
 }
 
+// follow settles sealed segment prev now that its successor s is known.
+// With RefetchDamage, a segment that does not start where prev's valid
+// records end breaks the log: it and all later ones are dropped, so the log
+// stays the longest contiguous valid prefix and peers send the rest. Else
+// prev is kept as found when its records end early (truncated or rotted at
+// rest: the successor's name proves the offsets were assigned), and only a
+// successor that overlaps prev's records, or on a Reopen one that starts
+// at or past capNext (it holds failed appends only), is dropped.
+func (r *recovery) follow(l *Log, prev, s *recSeg) {
+	short := prev.next < s.start || prev.pos < prev.logBytes
+	if !l.cfg.RefetchDamage && prev.next <= s.start && short && s.start < r.capNext {
+		prev.damaged = true
+		return
+	}
+	if s.start != prev.next {
+		for _, later := range r.segs[r.cur:] {
+			later.dropped = true
+		}
+	}
+}
+
 // repair issues every fix at once: the disk keeps per-file order, so a
 // later append lands after its file's truncation. It then loads offsets.
 func (r *recovery) repair(l *Log) {
+	short := r.end() < r.capNext || r.missing() > r.missingMax
+	if r.capNext != math.MaxUint64 && short && r.fileBytes() >= r.sizeMin {
+		// A reopen found less than the broken log had committed in files
+		// as large: a read that failed to check out, not a torn write.
+		// Nothing is cut; the node tries again later.
+		r.abort(l)
+		return
+	}
 	kept := 0
-	for _, s := range r.segs {
+	for i, s := range r.segs {
 		if s.dropped {
 			r.result.DroppedSegments++
 			r.repairReq(l, storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extLog)})
@@ -276,6 +364,10 @@ func (r *recovery) repair(l *Log) {
 			continue
 		}
 		kept++
+		if s.damaged {
+			r.noteDamaged(l, i)
+			continue
+		}
 		r.repairSegment(l, s)
 	}
 	if kept == 0 {
@@ -315,6 +407,47 @@ func (r *recovery) repairSegment(l *Log, s *recSeg) {
 		r.repairReq(l, storage.Request{Op: storage.OpWrite, File: l.segmentPath(s.start, extIndex), Offset: indexLen, Data: data})
 		s.index = append(s.index, s.added...)
 	}
+}
+
+// fileBytes adds up the sizes of the segment files as listed.
+func (r *recovery) fileBytes() uint64 {
+	var n uint64
+	for _, s := range r.segs {
+		n += s.logBytes
+	}
+	return n
+}
+
+// missing counts the offsets the damaged sealed segments lost.
+func (r *recovery) missing() uint64 {
+	var n uint64
+	for i, s := range r.segs {
+		if s.damaged && !s.dropped {
+			n += r.segs[i+1].start - s.next
+		}
+	}
+	return n
+}
+
+// end is the offset after the last valid record of the kept segments.
+func (r *recovery) end() uint64 {
+	for i := len(r.segs) - 1; i >= 0; i-- {
+		if !r.segs[i].dropped {
+			return r.segs[i].next
+		}
+	}
+	return 0
+}
+
+// noteDamaged reports damaged sealed segment i, which is left as found:
+// its bad bytes, and the offsets between its valid records and the next
+// segment.
+func (r *recovery) noteDamaged(l *Log, i int) {
+	s, succ := r.segs[i], r.segs[i+1]
+	r.result.Damaged = append(r.result.Damaged, Damaged{
+		Path: l.segmentPath(s.start, extLog), FromByte: s.pos, ToByte: s.logBytes,
+		FirstOffset: s.next, EndOffset: succ.start,
+	})
 }
 
 func (r *recovery) repairReq(l *Log, req storage.Request) {
@@ -381,6 +514,9 @@ func (r *recovery) finish(l *Log) {
 		l.segments = append(l.segments, s)
 		l.sizeBytes += rs.pos
 		l.lastTimestamp = max(l.lastTimestamp, rs.lastTs)
+	}
+	for _, d := range r.result.Damaged {
+		l.missing += d.EndOffset - d.FirstOffset
 	}
 	last := l.active()
 	last.state = segOpen

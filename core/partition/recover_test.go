@@ -176,11 +176,13 @@ func TestRecoverAddsIndexEntries(t *testing.T) {
 	}
 }
 
-// A sealed segment that no longer reaches the next one ends the log there:
-// offsets stay contiguous.
-func TestRecoverDropsSegmentsAfterGap(t *testing.T) {
+// With RefetchDamage (a replica set), a sealed segment that no longer
+// reaches the next one ends the log there: offsets stay contiguous, and the
+// group fetches the rest from a peer.
+func TestRecoverRefetchDamageDropsSegmentsAfterGap(t *testing.T) {
 	cfg := testConfig()
 	cfg.SegmentSizeBytes = 1500
+	cfg.RefetchDamage = true
 	h := newHarness(t, cfg)
 	h.fill(20, 2, true)
 	if len(h.log.segments) < 3 {
@@ -194,6 +196,73 @@ func TestRecoverDropsSegmentsAfterGap(t *testing.T) {
 		t.Fatalf("recovered %+v, %d segments", r, len(h.log.segments))
 	}
 	checkRecovered(t, h, 2)
+}
+
+// A sealed segment truncated at rest (issue 11: `truncate -s` of a sealed
+// segment made a restart delete the intact later segments and acknowledge
+// new sends at offsets already acknowledged) is kept as found, every later
+// segment survives, the current offset does not go back, the next append
+// gets a fresh offset, and the offsets the segment lost are refused with
+// SegmentNotFound while the rest reads back.
+// covers STOR-7, STOR-45
+func TestRecoverKeepsTruncatedSealedSegment(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 1500
+	h := newHarness(t, cfg)
+	h.fill(20, 2, true)
+	if len(h.log.segments) < 4 {
+		t.Fatalf("want at least 4 segments, got %d", len(h.log.segments))
+	}
+	damaged, succ := h.log.segments[1], h.log.segments[2]
+	path := h.log.segmentPath(damaged.start, extLog)
+	before := map[string][]byte{}
+	for p := range h.disk.files {
+		before[p] = append([]byte(nil), h.disk.get(p)...)
+	}
+	img := h.disk.get(path)
+	ends := recordEnds(img)
+	cut := uint64(ends[0] + 7) // inside the segment's second record
+	h.disk.put(path, img[:cut])
+	lost := damaged.start + 2 // the first record (2 messages) survives
+
+	r := h.reopen()
+	if r.Code != wire.OK || r.CurrentOffset != 39 || r.DroppedSegments != 0 || r.CutBytes != 0 {
+		t.Fatalf("recovered %+v", r)
+	}
+	want := Damaged{Path: path, FromByte: uint64(ends[0]), ToByte: cut, FirstOffset: lost, EndOffset: succ.start}
+	if len(r.Damaged) != 1 || r.Damaged[0] != want {
+		t.Fatalf("damage reported %+v, want %+v", r.Damaged, want)
+	}
+	for p, b := range before {
+		if p == path {
+			b = b[:cut]
+		}
+		if got := h.disk.get(p); string(got) != string(b) {
+			t.Fatalf("%s changed by recovery: %d bytes, was %d", p, len(got), len(b))
+		}
+	}
+	if st := h.log.Stats(); st.MessagesCount != 40-(succ.start-lost) {
+		t.Fatalf("stats %+v", st)
+	}
+	expectRun(t, messages(t, h.poll(StrategyFirst, 0, 100)), 0, int(lost))
+	if p := h.poll(StrategyOffset, lost, 10); p.Code != wire.SegmentNotFound {
+		t.Fatalf("poll of a lost offset: %+v", p)
+	}
+	expectRun(t, messages(t, h.poll(StrategyOffset, succ.start, 100)), succ.start, int(40-succ.start))
+	h.seq = 40
+	_, base := h.append(2, true)
+	h.step()
+	if base != 40 {
+		t.Fatalf("append after recovery at %d, want 40", base)
+	}
+	// A second boot finds the same and changes nothing.
+	if r2 := h.reopen(); r2.CurrentOffset != 41 || len(r2.Damaged) != 1 {
+		t.Fatalf("second recovery %+v", r2)
+	}
+	// Retention deletes the damaged segment with the offsets it lost.
+	if n := h.log.DeleteSegments(2); n != 2 || h.log.Stats().MessagesCount != 42-succ.start {
+		t.Fatalf("deleted %d, stats %+v", n, h.log.Stats())
+	}
 }
 
 // A segment that filled up just before a crash is sealed at boot and the
@@ -337,6 +406,153 @@ func TestRecoverFullyCutsEarlyDamage(t *testing.T) {
 	for _, e := range h.events {
 		if r, ok := e.(Recovered); ok && (r.CurrentOffset >= 39 || r.CutBytes == 0) {
 			t.Fatalf("full recovery kept the damaged record: %+v", r)
+		}
+	}
+}
+
+// A log broken by a failed write answered its uncommitted appends with
+// the failure, though their records may have reached the disk; it cuts
+// them at once, and if that fails, reopened, it cuts them then, so a send
+// that got an error did not happen, and appends go on at the committed
+// end (issue 11 item 6).
+func TestReopenCutsFailedAppends(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.fill(10, 2, true)
+	h.disk.fault = func(r storage.Request) storage.Result {
+		if r.File == seg0Index && r.Op == storage.OpWrite || r.Op == storage.OpTruncate {
+			// The records are written, the log breaks, and its cut back
+			// to the committed bytes fails too (or a crash came first).
+			return storage.ResultIOError
+		}
+		return storage.ResultOK
+	}
+	h.fill(3, 2, true)
+	failed, written := 0, false
+	for _, e := range h.events {
+		switch e := e.(type) {
+		case Failed:
+			failed++
+		case WriteFailed:
+			written = e.Code == wire.CannotSaveMessagesToSegment
+		}
+	}
+	if failed != 3 || !written || !h.log.Broken() || h.log.ReopenPoint().CommittedNext != 20 {
+		t.Fatalf("failed %d, reported %t, broken %t, committed %d", failed, written, h.log.Broken(), h.log.ReopenPoint().CommittedNext)
+	}
+	if n := len(recordEnds(h.disk.get(seg0Log))); n != 13 {
+		t.Fatalf("%d records on disk, want the 3 failed ones written too", n)
+	}
+	h.disk.fault = nil
+	committed := h.log.ReopenPoint().CommittedNext
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, ReopenPoint{CommittedNext: committed})
+	h.step()
+	checkRecovered(t, h, 20)
+}
+
+// A reopen whose read of a committed record does not check out (a
+// transient read fault) cuts nothing and fails, to be tried again; it
+// used to cut acknowledged messages (swarm seed 197).
+func TestReopenKeepsCommittedOnBadRead(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.fill(10, 2, true)
+	good := append([]byte(nil), h.disk.get(seg0Log)...)
+	bad := append([]byte(nil), good...)
+	bad[recordEnds(good)[6]+100] ^= 1 // what a flipped bit in the read looks like
+	h.disk.put(seg0Log, bad)
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, ReopenPoint{CommittedNext: 20})
+	h.step()
+	var r Recovered
+	for _, e := range h.events {
+		if rec, ok := e.(Recovered); ok {
+			r = rec
+		}
+	}
+	if r.Code != wire.CannotReadPartitions || string(h.disk.get(seg0Log)) != string(bad) {
+		t.Fatalf("recovered %+v; file %d bytes, was %d", r, len(h.disk.get(seg0Log)), len(bad))
+	}
+	h.disk.put(seg0Log, good) // the read checks out the next time
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, ReopenPoint{CommittedNext: 20})
+	h.step()
+	checkRecovered(t, h, 20)
+}
+
+// A log broken by a failed write truncates its files back to what it
+// committed: a write queued behind the failed one may have landed past a
+// hole, and a boot trusts the records before the last index entry (swarm
+// seed 172 served zeros after a kill).
+func TestFailedWriteCutsUncommitted(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.fill(10, 2, true)
+	size := len(h.disk.get(seg0Log))
+	h.disk.fault = func(r storage.Request) storage.Result {
+		if r.File == seg0Index && r.Op == storage.OpWrite {
+			return storage.ResultIOError
+		}
+		return storage.ResultOK
+	}
+	h.fill(3, 2, true)
+	if got := len(h.disk.get(seg0Log)); got != size || len(h.disk.get(seg0Index)) != indexEntryBytes {
+		t.Fatalf("log %d bytes (committed %d), index %d bytes", got, size, len(h.disk.get(seg0Index)))
+	}
+}
+
+// A reopen that finds a sealed segment damaged which the broken log
+// served whole (a read fault, swarm seed 55) changes nothing and fails, to
+// be tried again, instead of refusing offsets until the next restart.
+func TestReopenFailsOnNewDamage(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 1500
+	h := newHarness(t, cfg)
+	h.fill(20, 2, true)
+	from := h.log.ReopenPoint()
+	path := h.log.segmentPath(h.log.segments[1].start, extLog)
+	good := append([]byte(nil), h.disk.get(path)...)
+	bad := append([]byte(nil), good...)
+	bad[recordEnds(good)[0]+100] ^= 1
+	h.disk.put(path, bad)
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, from)
+	h.step()
+	for _, e := range h.events {
+		if r, ok := e.(Recovered); ok && r.Code != wire.CannotReadPartitions {
+			t.Fatalf("reopen over new damage: %+v", r)
+		}
+	}
+	h.disk.put(path, good)
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, from)
+	h.step()
+	checkRecovered(t, h, 40)
+}
+
+// A reopen that finds a sealed segment's file cut shorter than what the
+// broken log committed (truncated at rest under the running log) takes it
+// as a boot would, instead of failing for ever (swarm seed 130); a read
+// fault leaves the files as large and fails (TestReopenFailsOnNewDamage).
+func TestReopenTakesFileCutAtRest(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 1500
+	h := newHarness(t, cfg)
+	h.fill(20, 2, true)
+	from := h.log.ReopenPoint()
+	path := h.log.segmentPath(h.log.segments[1].start, extLog)
+	img := h.disk.get(path)
+	h.disk.put(path, img[:recordEnds(img)[0]+7])
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, from)
+	h.step()
+	for _, e := range h.events {
+		if r, ok := e.(Recovered); ok && (r.Code != wire.OK || len(r.Damaged) != 1 || r.CurrentOffset != 39) {
+			t.Fatalf("reopen over a file cut at rest: %+v", r)
 		}
 	}
 }

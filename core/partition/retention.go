@@ -67,7 +67,8 @@ func (l *Log) Tick(nowMicros uint64) int {
 func (l *Log) deleteOldest(k int) {
 	l.sealedGen++
 	assert.That(k <= l.deletable(), "partition: deleting %d segments, %d deletable", k, l.deletable())
-	for _, s := range l.segments[:k] {
+	for i, s := range l.segments[:k] {
+		l.missing -= l.segments[i+1].start - s.next
 		s.deleted = true
 		l.sizeBytes -= s.committedBytes
 		l.submit(storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extLog)}, reqCleanup, s.start)

@@ -51,7 +51,7 @@ func (l *Log) dueMarker() {
 // incarnation any more.
 func (l *Log) onMarker(f inflight, c storage.Completion) {
 	if c.Result != storage.ResultOK && c.Result != storage.ResultNotFound {
-		l.fail(wire.CannotSaveMessagesToSegment)
+		l.fail(wire.CannotSaveMessagesToSegment, c)
 		return
 	}
 	if f.ref == markerSynced {

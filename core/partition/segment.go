@@ -80,7 +80,7 @@ func (l *Log) hasQueued(s *segment) bool {
 // seal sync. Any failure breaks the log: the files no longer match memory.
 func (l *Log) onSegmentFile(f inflight, c storage.Completion) {
 	if c.Result != storage.ResultOK {
-		l.fail(wire.CannotSaveMessagesToSegment)
+		l.fail(wire.CannotSaveMessagesToSegment, c)
 		return
 	}
 	if f.kind != reqSeal || l.broken != wire.OK {

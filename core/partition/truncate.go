@@ -1,5 +1,9 @@
 package partition
 
+// A sealed segment ends where the next one starts: a damaged one kept by
+// recovery (recover.go) is followed by offsets no segment holds, deleted
+// with it.
+
 // SealedWatermark is the last offset of the n-th oldest deletable segment: a
 // DeleteSegments count turned into the watermark the metadata log commits
 // (protocol-data.md 4). It is 0 when no segment can be deleted.
@@ -8,7 +12,7 @@ func (l *Log) SealedWatermark(n uint32) uint64 {
 	if k == 0 {
 		return 0
 	}
-	return l.segments[k-1].next - 1
+	return l.segments[k].start - 1
 }
 
 // SealedGen changes whenever SealedEnds would answer differently.
@@ -21,10 +25,7 @@ func (l *Log) SealedEnds(max int) []uint64 {
 	k := min(max, l.deletable())
 	ends := make([]uint64, 0, k)
 	for i := range k {
-		if l.segments[i].next == 0 {
-			break
-		}
-		ends = append(ends, l.segments[i].next-1)
+		ends = append(ends, l.segments[i+1].start-1)
 	}
 	return ends
 }
@@ -36,7 +37,7 @@ func (l *Log) DeleteThrough(watermark uint64) int {
 		return 0
 	}
 	k := 0
-	for k < l.deletable() && l.segments[k].next > 0 && l.segments[k].next-1 <= watermark {
+	for k < l.deletable() && l.segments[k+1].start-1 <= watermark {
 		k++
 	}
 	l.deleteOldest(k)
