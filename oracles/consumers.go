@@ -173,33 +173,22 @@ func checkGet(h *History, g *OffsetGet, stores []*OffsetStore, marks mark.Sink) 
 
 // headFloor is the lowest of the lower bounds of the head each crash's
 // recovery found in partition k: the last offset of an acknowledged append
-// whose acknowledgement survived every crash up to that one. nonEmpty is
+// whose acknowledgement survived every crash up to that one, and not past
+// a record damaged at rest before it (a boot cuts the log there, and the
+// recovered offsets are clamped to what it kept, CGRP-9). nonEmpty is
 // false when some recovery may have found the partition empty.
 func headFloor(h *History, k PartKey, crashes []Crash) (uint64, bool) {
 	floor := uint64(0)
 	for i, cr := range crashes {
-		f, ok := survivingHead(h, k, cr.At)
-		if !ok {
+		end := minEndAt(h, k, cr)
+		if end == 0 {
 			return 0, false
 		}
-		if i == 0 || f < floor {
-			floor = f
+		if i == 0 || end-1 < floor {
+			floor = end - 1
 		}
 	}
 	return floor, true
-}
-
-// survivingHead is the highest last offset of an append to k whose
-// acknowledgement promises it is still there at crash time at.
-func survivingHead(h *History, k PartKey, at Time) (uint64, bool) {
-	head, ok := uint64(0), false
-	for _, a := range h.Appends {
-		if a.Part != k || a.Outcome != OutcomeOK || a.Count == 0 || !survives(h, a, at) {
-			continue
-		}
-		head, ok = max(head, a.Base+uint64(a.Count)-1), true
-	}
-	return head, ok
 }
 
 func describeStore(s *OffsetStore) string {

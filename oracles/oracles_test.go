@@ -185,6 +185,32 @@ func TestConsumerOffsetsClampedToKeptLog(t *testing.T) {
 	}
 }
 
+// A record damaged at rest before a crash lets its recovery cut the log
+// there, and the persisted offset is clamped to what was kept (CGRP-9):
+// the clamp to the record before the damage passes, a value below it does
+// not, and damage at offset 0 may leave the partition empty, the offset
+// deleted. (Seed 58 swarm: a store of 143 read back as 72 after damage at
+// offset 73.) (checks the oracle: CheckConsumerOffsets)
+func TestConsumerOffsetsClampedBeforeDamage(t *testing.T) {
+	h := crashHistory(DurabilityPersisted, CrashPowerLoss, true, 2)
+	if err := CheckConsumerOffsets(h, mark.Discard{}); err == nil {
+		t.Fatal("a value never stored, below the kept head, passed without damage")
+	}
+	h.Damages = []Damage{{Part: p0, Offset: 3, At: 6}}
+	if err := CheckConsumerOffsets(h, mark.Discard{}); err != nil {
+		t.Fatalf("clamp to the record before the damage: %v", err)
+	}
+	h.Gets[0].Value = 1
+	if err := CheckConsumerOffsets(h, mark.Discard{}); err == nil {
+		t.Fatal("a value below the record before the damage passed")
+	}
+	h.Damages[0].Offset = 0
+	h.Gets[0].Found = false
+	if err := CheckConsumerOffsets(h, mark.Discard{}); err != nil {
+		t.Fatalf("offset deleted over a log damaged from its start: %v", err)
+	}
+}
+
 // Within an epoch a read that starts after another returned never reports a
 // lower current offset; a later epoch (after a crash) may.
 func TestOffsetsCurrentMonotonic(t *testing.T) {
