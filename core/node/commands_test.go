@@ -64,11 +64,13 @@ func rootArg(a *args) (user, password string, ok bool) {
 	return user, password, true
 }
 
-// boot [root=user/password] [clients=N] [shards=N]: start the first node on the
-// empty disk, with a client table of N sessions.
+// boot [root=user/password] [clients=N] [shards=N] [heartbeat=T]: start the
+// first node on the empty disk, with a client table of N sessions and a
+// heartbeat interval of T ticks (0, the default: sessions never expire).
 func cmdBoot(w *world, a *args) {
 	user, password, ok := rootArg(a)
 	w.clientsTableMax = a.u32("clients", 0)
+	w.heartbeatTicks = a.u64("heartbeat", 0)
 	w.shards = int(a.u32("shards", 1))
 	a.done(0)
 	if w.node != nil {
@@ -81,12 +83,13 @@ func cmdBoot(w *world, a *args) {
 	w.start(nil)
 }
 
-// restart [root=user/password] [clients=N] [shards=N]: the process dies (requests in
+// restart [root=user/password] [clients=N] [shards=N] [heartbeat=T]: the process dies (requests in
 // flight are dropped, the page cache survives) and a new node boots on the
 // same disk, configured with a client table of N sessions.
 func cmdRestart(w *world, a *args) {
 	user, password, ok := rootArg(a)
 	w.clientsTableMax = a.u32("clients", 0)
+	w.heartbeatTicks = a.u64("heartbeat", 0)
 	w.shards = int(a.u32("shards", uint32(max(w.shards, 1))))
 	a.done(0)
 	if w.node != nil {

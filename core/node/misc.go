@@ -30,6 +30,7 @@ func (n *Node) onTick() {
 	n.expireForwards()
 	n.tickLogins()
 	n.evictStale()
+	n.tickLeases()
 	n.cleanTokens()
 	if n.now.Ticks%retentionEveryTicks != 0 {
 		return

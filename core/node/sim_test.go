@@ -90,6 +90,9 @@ type world struct {
 	// clientsTableMax is the node's metadata.clients_table_max (0: the
 	// default), set by boot and restart.
 	clientsTableMax uint32
+	// heartbeatTicks is the node's heartbeat.interval in ticks (0: off, so
+	// sessions end only by logout).
+	heartbeatTicks uint64
 
 	cmd     int             // the script command being run, counted from 1
 	current *simClient      // the client it names, if any
@@ -130,6 +133,7 @@ func (w *world) startUnsettled(root *node.RootCredentials) {
 		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
 		ClientsTableMax: w.clientsTableMax, Shards: uint8(w.shards), Marks: w.marks,
+		HeartbeatIntervalTicks: w.heartbeatTicks,
 	}
 	w.node = node.New(cfg, simCrypto{rng: w.rng})
 	w.node.Step(w.now())
