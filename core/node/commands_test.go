@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -28,7 +29,7 @@ func init() {
 		"settle":    func(w *world, a *args) { a.done(0); w.requireUp(); w.settle() },
 		"disk-step": cmdDiskStep, "ls": cmdLs, "jobs": cmdJobs, "job-step": cmdJobStep,
 		"connect": cmdConnect, "disconnect": cmdDisconnect, "login": cmdLogin, "logout": cmdLogout,
-		"ping": cmdPing, "raw": cmdRaw, "resend": cmdResend,
+		"ping": cmdPing, "raw": cmdRaw, "resend": cmdResend, "bind": cmdBind,
 		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
 		"create-topic": cmdCreateTopic, "delete-topic": cmdDeleteTopic, "delete-segments": cmdDeleteSegments, "get-topic": cmdGetTopic,
 		"create-user": cmdCreateUser, "update-permissions": cmdUpdatePermissions,
@@ -326,6 +327,28 @@ func cmdLogout(w *world, a *args) {
 	w.call(c, "logout", wire.CmdLogoutUser, nil, func(w *world, c *simClient, _ []byte) string {
 		c.fresh(w)
 		return "ok"
+	})
+	w.finish()
+}
+
+// bind c to=a [session=N]: BindSession on c's connection with a's client id
+// and a's session (or N); once bound, c speaks as a: its id, session and
+// request counter (the two must coordinate request ids, as one SDK does).
+func cmdBind(w *world, a *args) {
+	c := w.clientOf(a)
+	owner, ok := w.clients[a.str("to", "")]
+	if !ok {
+		a.fail("bind needs to=<a known client>")
+	}
+	session := a.u64("session", owner.session)
+	a.done(1)
+	body := binary.LittleEndian.AppendUint64(nil, owner.id.Lo)
+	body = binary.LittleEndian.AppendUint64(body, owner.id.Hi)
+	body = binary.LittleEndian.AppendUint64(body, session)
+	w.call(c, "bind", wire.CmdBindSession, body, func(w *world, c *simClient, payload []byte) string {
+		line := decodeLogin(w, c, payload)
+		c.id, c.counter = owner.id, max(c.counter, owner.counter)
+		return line
 	})
 	w.finish()
 }

@@ -107,13 +107,18 @@ func (n *Node) tokenLogin(creds []byte, fail wire.EvictionReason) (uint32, wire.
 // registered binds c to the session and sends the Register reply.
 func (n *Node) registered(c *conn, h wire.RequestHeader, userID uint32, session uint64) {
 	c.bound, c.userID, c.session, c.client = true, userID, session, h.Client
+	r := n.replyHeader(h, session)
+	n.reply(c, wire.ResultFrame(r, n.registerReply(userID, session))...)
+}
+
+// registerReply is the body of a Register (and a BindSession) answer.
+func (n *Node) registerReply(userID uint32, session uint64) []byte {
 	w := wire.Writer{}
 	wire.RegisterReply{
 		UserID: userID, Session: session,
 		Protocol: wire.ProtocolVersionCurrent, ServerVersion: n.cfg.ServerVersion,
 	}.Encode(&w)
-	r := n.replyHeader(h, session)
-	n.reply(c, wire.ResultFrame(r, w.Buf)...)
+	return w.Buf
 }
 
 // logout commits the end of c's session (4.8); an unbound logout is a no-op.
