@@ -60,9 +60,15 @@ func (n *Node) bindingCurrent(c *conn) bool {
 // proposeRegister commits the binding of h.Client to userID (4.3 step 6),
 // unless another user holds that client id or the log is full.
 func (n *Node) proposeRegister(c *conn, h wire.RequestHeader, userID uint32) {
-	if e, ok := n.clients[h.Client]; ok && e.userID != userID {
+	e, ok := n.clients[h.Client]
+	if ok && e.userID != userID {
 		n.evict(c, h, wire.EvictSessionError)
 		return
+	}
+	if !ok && len(n.clients) >= n.clientsTableMax() && n.cfg.HeartbeatIntervalTicks != 0 && n.leading() {
+		// Retire the sessions whose lease ran out now, not at the next sweep:
+		// their logouts take ops before this register's, so it finds room.
+		n.expireLeases()
 	}
 	p := vsr.Prepare{
 		Kind: vsr.KindRegister, Timestamp: n.now.NowMicros,
