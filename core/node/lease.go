@@ -98,17 +98,21 @@ func (n *Node) leaseFrom(client wire.U128, tick uint64) {
 	}
 }
 
-// sendRenewals forwards the sessions bound to this backup's connections to
-// the primary, which renews their leases.
+// sendRenewals forwards to the primary the sessions bound to this backup's
+// connections, and those with a request forwarded (a register whose commit
+// has not reached this backup yet binds nothing here so far), and the
+// primary renews their leases.
 func (n *Node) sendRenewals() {
-	var ids []wire.U128
-	seen := map[wire.U128]bool{}
-	for _, c := range n.sortedConns() {
-		if c.bound && !seen[c.client] {
-			seen[c.client] = true
-			ids = append(ids, c.client)
+	renewed := map[wire.U128]bool{}
+	for _, c := range n.conns {
+		if c.bound {
+			renewed[c.client] = true
 		}
 	}
+	for id := range n.forwards {
+		renewed[id] = true
+	}
+	ids := sortedClientIDs(renewed)
 	for len(ids) > 0 {
 		k := min(len(ids), renewalsPerMessageMax)
 		body := make([]byte, 0, 16*k)
