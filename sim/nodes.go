@@ -44,8 +44,8 @@ func newNode(p nodeParams, shard uint8, marks mark.Sink) *node.Node {
 		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10,
 		CheckpointEveryOps: p.CheckpointEveryOps, PartitionCheckpointEveryOps: p.CheckpointEveryOps,
-		PartitionCacheBytes: p.PartitionCacheBytes,
-		Root:                &node.RootCredentials{Username: rootUsername, PasswordHash: hashPassword(rootPassword)},
+		PartitionCacheBytes: p.PartitionCacheBytes, HeartbeatIntervalTicks: p.HeartbeatTicks,
+		Root: &node.RootCredentials{Username: rootUsername, PasswordHash: hashPassword(rootPassword)},
 	}
 	return node.New(cfg, simCrypto{minted: new(uint64)})
 }

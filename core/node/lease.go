@@ -49,6 +49,13 @@ func (n *Node) tickLeases() {
 	if interval == 0 || n.now.Ticks%max(interval/leaseSweepsPerInterval, 1) != 0 {
 		return
 	}
+	if n.leaseSweptAt != 0 && n.now.Ticks-n.leaseSweptAt > n.sessionTimeoutTicks()/2 {
+		// This node stalled (a pause, a slow disk): renewals it could not
+		// hear meanwhile must not end sessions, so every lease starts again.
+		n.cfg.Marks.Hit("node.session.leases_restarted")
+		clear(n.leases)
+	}
+	n.leaseSweptAt = n.now.Ticks
 	if !n.leading() {
 		clear(n.leases)
 		if n.cfg.clustered() && n.replica.Status() == vsr.StatusNormal {

@@ -65,6 +65,8 @@ type state struct {
 	// leases are when each session's lease was last renewed, in ticks, by
 	// client (lease.go; the primary's only).
 	leases map[wire.U128]uint64
+	// leaseSweptAt is the tick of the last lease sweep.
+	leaseSweptAt uint64
 	// writes maps an append or offset write awaiting its completion to its requester.
 	writes  map[writeKey]pendingWrite
 	polls   map[uint64]pendingPoll
