@@ -54,3 +54,32 @@ func TestGroupRebalancesAfterRestart(t *testing.T) {
 	}
 	t.Fatalf("%v after the restart the group is %+v, want one member holding both partitions", timeout+margin, d.Members)
 }
+
+// With clients_table_max = 3, three sessions whose connections closed
+// without a logout fill the table: a new login is refused while their leases
+// run, and once the leases have run out (1.2 × heartbeat.interval) the
+// primary has retired them and logins over TCP and HTTP are admitted again.
+// Before leases the table stayed full for good (issue 15).
+// covers SESS-7, SESS-30
+func TestClientsTableFreedByLeases(t *testing.T) {
+	const timeout = 2400 * time.Millisecond // 1.2 × 2 s
+	h := startHTTPServer(t, map[string]string{"IGGY_METADATA_CLIENTS_TABLE_MAX": "3",
+		"IGGY_HEARTBEAT_ENABLED": "true", "IGGY_HEARTBEAT_INTERVAL": "2s"})
+	for range 3 {
+		if err := h.root().Close(); err != nil {
+			t.Fatalf("close: %v", err)
+		}
+	}
+	closed := time.Now()
+	if _, err := h.dial().LoginUser(rootUsername, rootPassword); err == nil {
+		if time.Since(closed) < timeout {
+			t.Fatal("a fourth session was admitted while three leases ran")
+		}
+		t.Skip("the machine was too slow to see the table full")
+	}
+	time.Sleep(timeout + 500*time.Millisecond)
+	if _, err := h.dial().LoginUser(rootUsername, rootPassword); err != nil {
+		t.Fatalf("TCP login %v after the leases ended: %v", time.Since(closed).Round(time.Millisecond), err)
+	}
+	h.httpLogin(t, rootUsername, rootPassword)
+}
