@@ -63,18 +63,19 @@ func (n *Node) tickLeases() {
 		}
 		return
 	}
-	for _, c := range n.sortedConns() {
-		if c.bound {
-			n.leases[c.client] = n.now.Ticks
-		}
-	}
 	n.expireLeases()
 }
 
 // expireLeases proposes the retirement of every session whose lease ran out,
 // in client id order, while the pipeline has room (the rest wait for the
-// next sweep). A session without a lease gets one starting now.
+// next sweep). A session bound to a connection here is renewed first, and
+// one without a lease gets one starting now.
 func (n *Node) expireLeases() {
+	for _, c := range n.conns {
+		if c.bound {
+			n.leases[c.client] = n.now.Ticks
+		}
+	}
 	timeout := n.sessionTimeoutTicks()
 	for _, id := range sortedClientIDs(n.leases) {
 		if _, ok := n.clients[id]; !ok {
