@@ -81,6 +81,9 @@ type Knobs struct {
 	// Node.
 	CheckpointEveryOps  uint64
 	PartitionCacheBytes uint64
+	// HeartbeatTicks is heartbeat.interval: sessions without a connection
+	// end 1.2 intervals after their last request (0: never).
+	HeartbeatTicks uint64
 
 	// Network (replica <-> replica).
 	Peer PeerKnobs
@@ -154,6 +157,11 @@ func Draw(seed uint64, p Profile) Knobs {
 	}
 	if p == ProfileSwarm && r.IntN(4) == 0 {
 		k.WriteErrorPerMille = between(r, 1, 30)
+	}
+	// Half the seeds end sessions by lease, some of them within a fault
+	// window, so that retirements meet crashes and view changes.
+	if coin(r) {
+		k.HeartbeatTicks = uint64([]int{100, 300, 1000}[r.IntN(3)])
 	}
 	return k
 }
@@ -308,8 +316,8 @@ func (k Knobs) String() string {
 	if k.Replicas > 1 {
 		fmt.Fprintf(&b, " %s", k.Peer)
 	}
-	fmt.Fprintf(&b, " checkpoint_every_ops=%d net_delay_mean_ticks=%g reset_ppm=%d client_timeout_ticks=%d",
-		k.CheckpointEveryOps, k.NetDelayMeanTicks, k.ResetPerMillion, k.ClientTimeoutTicks)
+	fmt.Fprintf(&b, " checkpoint_every_ops=%d heartbeat_ticks=%d net_delay_mean_ticks=%g reset_ppm=%d client_timeout_ticks=%d",
+		k.CheckpointEveryOps, k.HeartbeatTicks, k.NetDelayMeanTicks, k.ResetPerMillion, k.ClientTimeoutTicks)
 	fmt.Fprintf(&b, " disk_ops_per_tick_max=%d torn_writes=%t read_corrupt_permille=%d read_error_permille=%d damage_ppm=%d meta_damage_ppm=%d misdirect_permille=%d truncate_ppm=%d write_error_permille=%d",
 		k.DiskOpsPerTickMax, k.TornWrites, k.ReadCorruptPerMille, k.ReadErrorPerMille, k.DamagePerMillion, k.MetaDamagePerMillion, k.MisdirectPerMille,
 		k.TruncatePerMillion, k.WriteErrorPerMille)

@@ -135,12 +135,17 @@ func replayNode(t *tracer, f []string) (*replayHost, error) {
 	every, err3 := parseU64(arg(f, 2))
 	cache, err4 := parseU64(arg(f, 3))
 	shards, err5 := parseU64(arg(f, 4))
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil ||
+	var heartbeat uint64
+	var err6 error
+	if len(f) > 5 { // traces before session leases have no heartbeat
+		heartbeat, err6 = parseU64(arg(f, 5))
+	}
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || err6 != nil ||
 		replica >= replicasMax || replicas > replicasMax || shards > shardsMax {
 		return nil, fmt.Errorf("bad node line %v", f)
 	}
 	p := nodeParams{Replica: uint8(replica), Replicas: uint8(replicas), Shards: uint8(shards),
-		CheckpointEveryOps: every, PartitionCacheBytes: cache}
+		CheckpointEveryOps: every, PartitionCacheBytes: cache, HeartbeatTicks: heartbeat}
 	t.nodeStart(p)
 	return &replayHost{nodes: newShards(p, nil)}, nil
 }

@@ -64,15 +64,23 @@ func (s *SweepStats) MarkLines() []string {
 // of standalone nodes also needs a hand-off stepped into a host shard and
 // a reply from one (a swarm sweep also the held opens and parked views of
 // its recreates); a sweep of replica sets needs a view change, a repair,
-// a state transfer and a passing convergence check (and runs one shard).
+// a state transfer and a passing convergence check (and runs one shard);
+// a lite one and a cluster one also need a session retired by its lease.
 func (s *SweepStats) Vacuity(p Profile) error { return oracles.CheckVacuity(s.Marks, Required(p)...) }
+
+// markLeaseExpired: the primary retired a session whose lease ran out (the
+// lite and cluster profiles abandon sessions; sim/client.go lost).
+const markLeaseExpired = "node.session.lease_expired"
 
 // Required are the marks a sweep of profile p must hit.
 func Required(p Profile) []string {
 	if p == ProfileCluster {
-		return slices.Concat(oracles.ClusterRequired, deferredClusterRequired)
+		return slices.Concat(oracles.ClusterRequired, deferredClusterRequired, []string{markLeaseExpired})
 	}
 	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, deferredRequired)
+	if p == ProfileLite { // swarm and liveness seeds abandon no session
+		marks = append(marks, markLeaseExpired)
+	}
 	if p == ProfileSwarm {
 		// About one swarm seed in eight holds an open, one in sixteen parks a
 		// view: a sweep of 200 hits both (TestSweep's 40 need not).

@@ -30,6 +30,7 @@ type nodeParams struct {
 	Shards              uint8
 	CheckpointEveryOps  uint64
 	PartitionCacheBytes uint64
+	HeartbeatTicks      uint64 // node.Config.HeartbeatIntervalTicks
 }
 
 // tracer hashes every output of every node incarnation (replies, disk
@@ -70,7 +71,7 @@ func (t *tracer) header(seed uint64, k Knobs) {
 // front is the subject of the lines that follow.
 func (t *tracer) nodeStart(p nodeParams) {
 	t.cur, t.shard = int(p.Replica), 0
-	t.line("node %d %d %d %d %d", p.Replica, p.Replicas, p.CheckpointEveryOps, p.PartitionCacheBytes, p.Shards)
+	t.line("node %d %d %d %d %d %d", p.Replica, p.Replicas, p.CheckpointEveryOps, p.PartitionCacheBytes, p.Shards, p.HeartbeatTicks)
 	t.hashBytes([]byte("node"))
 	t.u64(uint64(p.Replica))
 	t.u64(uint64(p.Shards))

@@ -42,6 +42,8 @@ type testCluster struct {
 	lastCID bus.ConnID
 	// repairBytes is Config.RepairMemoryBytesMax (0: the default).
 	repairBytes uint64
+	// heartbeat is Config.HeartbeatIntervalTicks (0: sessions never expire).
+	heartbeat uint64
 	// drop, when set, loses the peer messages it matches.
 	drop func(node.PeerMessage) bool
 	// fatals, when set, takes a replica's fatal error (the replica stops)
@@ -55,8 +57,12 @@ func newTestCluster(t *testing.T, count int, checkpointEvery uint64) *testCluste
 
 // newBudgetedCluster is newTestCluster with a repair memory budget.
 func newBudgetedCluster(t *testing.T, count int, checkpointEvery, repairBytes uint64) *testCluster {
-	c := &testCluster{t: t, rng: rand.New(rand.NewPCG(uint64(count), 7)), marks: mark.Counts{}, every: checkpointEvery,
-		repairBytes: repairBytes}
+	return newClusterOf(&testCluster{t: t, every: checkpointEvery, repairBytes: repairBytes}, count)
+}
+
+// newClusterOf starts count replicas configured as c says.
+func newClusterOf(c *testCluster, count int) *testCluster {
+	c.rng, c.marks = rand.New(rand.NewPCG(uint64(count), 7)), mark.Counts{}
 	c.cut = make([][]bool, count)
 	for i := range count {
 		c.cut[i] = make([]bool, count)
@@ -75,6 +81,7 @@ func (c *testCluster) start(i int) {
 		Replica: uint8(i), Replicas: uint8(len(c.hosts)), Marks: c.marks,
 		CheckpointEveryOps: c.every, PartitionCheckpointEveryOps: c.every, ReplicaWindowOps: int(c.every),
 		RepairMemoryBytesMax: c.repairBytes, Root: rootCredentials("iggy", "iggy"),
+		HeartbeatIntervalTicks: c.heartbeat,
 	}
 	h.n = node.New(cfg, simCrypto{rng: rand.New(rand.NewPCG(uint64(i), 1))})
 	h.replies = map[bus.ConnID][][]byte{}

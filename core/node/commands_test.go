@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -28,7 +29,7 @@ func init() {
 		"settle":    func(w *world, a *args) { a.done(0); w.requireUp(); w.settle() },
 		"disk-step": cmdDiskStep, "ls": cmdLs, "jobs": cmdJobs, "job-step": cmdJobStep, "disk-fail": cmdDiskFail,
 		"connect": cmdConnect, "disconnect": cmdDisconnect, "login": cmdLogin, "logout": cmdLogout,
-		"ping": cmdPing, "raw": cmdRaw, "resend": cmdResend,
+		"ping": cmdPing, "raw": cmdRaw, "resend": cmdResend, "bind": cmdBind,
 		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
 		"create-topic": cmdCreateTopic, "delete-topic": cmdDeleteTopic, "delete-segments": cmdDeleteSegments, "get-topic": cmdGetTopic,
 		"create-user": cmdCreateUser, "update-permissions": cmdUpdatePermissions,
@@ -64,14 +65,17 @@ func rootArg(a *args) (user, password string, ok bool) {
 	return user, password, true
 }
 
-// boot [root=user/password] [clients=N] [shards=N] [parked=N] [defer-inflight=N]:
-// start the first node on the empty disk, with a client table of N sessions,
-// room for N parked deferred polls per shard and N bytes of their reads.
+// boot [root=user/password] [clients=N] [shards=N] [parked=N] [defer-inflight=N]
+// [heartbeat=T]: start the first node on the empty disk, with a client table
+// of N sessions, room for N parked deferred polls per shard and N bytes of
+// their reads, and a heartbeat interval of T ticks (0, the default:
+// sessions never expire).
 func cmdBoot(w *world, a *args) {
 	user, password, ok := rootArg(a)
 	w.clientsTableMax = a.u32("clients", 0)
 	w.parkedMax = a.u32("parked", 0)
 	w.inflightMax = a.u64("defer-inflight", 0)
+	w.heartbeatTicks = a.u64("heartbeat", 0)
 	w.shards = int(a.u32("shards", 1))
 	a.done(0)
 	if w.node != nil {
@@ -84,12 +88,13 @@ func cmdBoot(w *world, a *args) {
 	w.start(nil)
 }
 
-// restart [root=user/password] [clients=N] [shards=N]: the process dies (requests in
+// restart [root=user/password] [clients=N] [shards=N] [heartbeat=T]: the process dies (requests in
 // flight are dropped, the page cache survives) and a new node boots on the
 // same disk, configured with a client table of N sessions.
 func cmdRestart(w *world, a *args) {
 	user, password, ok := rootArg(a)
 	w.clientsTableMax = a.u32("clients", 0)
+	w.heartbeatTicks = a.u64("heartbeat", 0)
 	w.shards = int(a.u32("shards", uint32(max(w.shards, 1))))
 	a.done(0)
 	if w.node != nil {
@@ -336,6 +341,28 @@ func cmdLogout(w *world, a *args) {
 	w.call(c, "logout", wire.CmdLogoutUser, nil, func(w *world, c *simClient, _ []byte) string {
 		c.fresh(w)
 		return "ok"
+	})
+	w.finish()
+}
+
+// bind c to=a [session=N]: BindSession on c's connection with a's client id
+// and a's session (or N); once bound, c speaks as a: its id, session and
+// request counter (the two must coordinate request ids, as one SDK does).
+func cmdBind(w *world, a *args) {
+	c := w.clientOf(a)
+	owner, ok := w.clients[a.str("to", "")]
+	if !ok {
+		a.fail("bind needs to=<a known client>")
+	}
+	session := a.u64("session", owner.session)
+	a.done(1)
+	body := binary.LittleEndian.AppendUint64(nil, owner.id.Lo)
+	body = binary.LittleEndian.AppendUint64(body, owner.id.Hi)
+	body = binary.LittleEndian.AppendUint64(body, session)
+	w.call(c, "bind", wire.CmdBindSession, body, func(w *world, c *simClient, payload []byte) string {
+		line := decodeLogin(w, c, payload)
+		c.id, c.counter = owner.id, max(c.counter, owner.counter)
+		return line
 	})
 	w.finish()
 }

@@ -47,10 +47,9 @@ func (n *Node) onConnClosed(id bus.ConnID) {
 	delete(n.conns, id)
 	n.dropLogin(c)
 	// The session outlives its connection (SESS-4): the client may bind it
-	// again. Its lease runs from its last request; a consumer group member
-	// whose lease ends is logged out by the stale sweep.
-	if c.bound && len(n.idle) < idleSessionsMax {
-		n.idle[c.client] = idleSession{session: c.session, since: c.last}
+	// again until its lease, running from its last request, ends (lease.go).
+	if c.bound {
+		n.leaseFrom(c.client, c.last)
 	}
 }
 

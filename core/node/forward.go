@@ -87,6 +87,10 @@ func (n *Node) forward(p vsr.Prepare) {
 // that view and has room; otherwise it is dropped and the backup's client
 // times out and retries.
 func (n *Node) onForwarded(m vsr.Message) {
+	if len(m.Prepares) == 1 && m.Prepares[0].Kind == kindRenewals && m.View == n.replica.View() {
+		n.onRenewals(m.Prepares[0].Body)
+		return
+	}
 	if len(m.Prepares) != 1 || m.View != n.replica.View() || n.replica.Full() || n.boot.phase != bootDone {
 		return
 	}

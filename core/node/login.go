@@ -60,9 +60,15 @@ func (n *Node) bindingCurrent(c *conn) bool {
 // proposeRegister commits the binding of h.Client to userID (4.3 step 6),
 // unless another user holds that client id or the log is full.
 func (n *Node) proposeRegister(c *conn, h wire.RequestHeader, userID uint32) {
-	if e, ok := n.clients[h.Client]; ok && e.userID != userID {
+	e, ok := n.clients[h.Client]
+	if ok && e.userID != userID {
 		n.evict(c, h, wire.EvictSessionError)
 		return
+	}
+	if !ok && len(n.clients) >= n.clientsTableMax() && n.cfg.HeartbeatIntervalTicks != 0 && n.leading() {
+		// Retire the sessions whose lease ran out now, not at the next sweep:
+		// their logouts take ops before this register's, so it finds room.
+		n.expireLeases()
 	}
 	p := vsr.Prepare{
 		Kind: vsr.KindRegister, Timestamp: n.now.NowMicros,
@@ -107,13 +113,18 @@ func (n *Node) tokenLogin(creds []byte, fail wire.EvictionReason) (uint32, wire.
 // registered binds c to the session and sends the Register reply.
 func (n *Node) registered(c *conn, h wire.RequestHeader, userID uint32, session uint64) {
 	c.bound, c.userID, c.session, c.client = true, userID, session, h.Client
+	r := n.replyHeader(h, session)
+	n.reply(c, wire.ResultFrame(r, n.registerReply(userID, session))...)
+}
+
+// registerReply is the body of a Register (and a BindSession) answer.
+func (n *Node) registerReply(userID uint32, session uint64) []byte {
 	w := wire.Writer{}
 	wire.RegisterReply{
 		UserID: userID, Session: session,
 		Protocol: wire.ProtocolVersionCurrent, ServerVersion: n.cfg.ServerVersion,
 	}.Encode(&w)
-	r := n.replyHeader(h, session)
-	n.reply(c, wire.ResultFrame(r, w.Buf)...)
+	return w.Buf
 }
 
 // logout commits the end of c's session (4.8); an unbound logout is a no-op.

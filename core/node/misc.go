@@ -31,6 +31,7 @@ func (n *Node) onTick() {
 	n.tickParked()
 	n.tickLogins()
 	n.evictStale()
+	n.tickLeases()
 	n.cleanTokens()
 	n.retryWrites()
 	if n.now.Ticks%retentionEveryTicks != 0 {

@@ -12,6 +12,9 @@ func (n *Node) nonReplicated(c *conn, h wire.RequestHeader, body []byte) {
 	case wire.CommandLegacyLogin(code):
 		n.evict(c, h, wire.EvictMalformedLogin)
 		return
+	case code == wire.CmdBindSession:
+		n.bindSession(c, h, body)
+		return
 	case !c.bound && code != wire.CmdPing:
 		n.deny(c, h, wire.Unauthenticated)
 		return

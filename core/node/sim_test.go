@@ -94,6 +94,9 @@ type world struct {
 	parkedMax uint32
 	// inflightMax is sharding.deferred_poll_max_inflight_bytes (0: the default).
 	inflightMax uint64
+	// heartbeatTicks is the node's heartbeat.interval in ticks (0: off, so
+	// sessions end only by logout).
+	heartbeatTicks uint64
 
 	cmd     int             // the script command being run, counted from 1
 	current *simClient      // the client it names, if any
@@ -148,6 +151,7 @@ func (w *world) startUnsettled(root *node.RootCredentials) {
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
 		ClientsTableMax: w.clientsTableMax, Shards: uint8(w.shards), Marks: w.marks,
 		DeferredPollMaxPending: w.parkedMax, DeferredPollInflightBytesMax: w.inflightMax,
+		HeartbeatIntervalTicks: w.heartbeatTicks,
 	}
 	w.node = node.New(cfg, simCrypto{rng: w.rng})
 	w.node.Step(w.now())

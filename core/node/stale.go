@@ -10,13 +10,14 @@ import (
 // longer than the session timeout (1.2 × the interval) that belongs to a
 // consumer group gets eviction 13 and an implicit logout, so its partitions
 // go to live members (protocol-framing.md 4.2). Other idle connections live
-// until their socket closes.
+// until their socket closes; a session without a connection ends with its
+// lease (lease.go).
 func (n *Node) evictStale() {
 	interval := n.cfg.HeartbeatIntervalTicks
 	if interval == 0 || n.now.Ticks%interval != 0 {
 		return
 	}
-	timeout := interval + interval/5
+	timeout := n.sessionTimeoutTicks()
 	members := n.groupMembers()
 	for _, c := range n.sortedConns() {
 		if !c.bound || n.now.Ticks-c.last <= timeout || !members[metadataClientID(c.client)] {
@@ -26,31 +27,6 @@ func (n *Node) evictStale() {
 		n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Parts: [][]byte{e.Bytes()}})
 		n.implicitLogout(c.client, c.session)
 		c.bound = false
-	}
-	n.expireIdleMembers(members, timeout)
-}
-
-// idleSessionsMax bounds the sessions remembered without a connection; past
-// it a closed session is not tracked, and only its own logout ends it.
-const idleSessionsMax = clientsMax
-
-// idleSession is a session whose last connection closed, and since when.
-type idleSession struct{ session, since uint64 }
-
-// expireIdleMembers logs out group members whose connection closed longer
-// than the session timeout ago and that bound no connection since, so their
-// partitions go to live members.
-func (n *Node) expireIdleMembers(members map[metadata.ClientID]bool, timeout uint64) {
-	for _, id := range sortedClientIDs(n.idle) {
-		s := n.idle[id]
-		e, ok := n.clients[id]
-		switch {
-		case !ok || e.session != s.session:
-			delete(n.idle, id) // ended or bound again
-		case n.now.Ticks-s.since > timeout && members[metadataClientID(id)]:
-			delete(n.idle, id)
-			n.implicitLogout(id, s.session)
-		}
 	}
 }
 

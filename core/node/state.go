@@ -65,8 +65,11 @@ type state struct {
 	// forwards are requests a backup handed to its primary, by client.
 	forwards   map[wire.U128]forwarded
 	forwardSeq uint64 // nonces of forwarded registers and logouts
-	// idle are sessions whose connection closed, by client (stale sweep).
-	idle map[wire.U128]idleSession
+	// leases are when each session's lease was last renewed, in ticks, by
+	// client (lease.go; the primary's only).
+	leases map[wire.U128]uint64
+	// leaseSweptAt is the tick of the last lease sweep.
+	leaseSweptAt uint64
 	// writes maps an append or offset write awaiting its completion to its requester.
 	writes  map[writeKey]pendingWrite
 	polls   map[uint64]pendingPoll
@@ -98,7 +101,7 @@ func newState() *state {
 		logGens:       map[partKey]uint64{},
 		waiting:       map[uint64]waiter{},
 		forwards:      map[wire.U128]forwarded{},
-		idle:          map[wire.U128]idleSession{},
+		leases:        map[wire.U128]uint64{},
 		writes:        map[writeKey]pendingWrite{},
 		jobs:          map[uint64]func(compute.Result){},
 		policies:      map[topicKey]durability{},
