@@ -40,6 +40,9 @@ func (p Profile) String() string {
 	return fmt.Sprintf("profile(%d)", p)
 }
 
+// Profiles are every profile, in the order a sweep of all runs them.
+func Profiles() []Profile { return []Profile{ProfileLite, ProfileSwarm, ProfileLiveness, ProfileCluster} }
+
 // ParseProfile reads lite, swarm, liveness or cluster.
 func ParseProfile(s string) (Profile, error) {
 	for i, n := range profileNames {

@@ -2,49 +2,90 @@
 //
 //	iggy-sim -seed N [-profile P] [-record FILE]   one seed; the last line is
 //	    seed=N ticks=T ops=O trace=<16 hex> ok, or FAIL: <oracle>: <reason> (exit 1)
-//	iggy-sim -sweep A-B [-profile lite|swarm|liveness|cluster]   seeds A..B with progress and a summary
+//	iggy-sim -sweep A-B [-profile lite|swarm|liveness|cluster|all]   seeds A..B with progress and a summary
 //	iggy-sim -replay FILE   drives fresh nodes with a recorded trace and checks its hash
+//
+// -cpuprofile FILE writes a CPU profile of whatever ran.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
 	"github.com/iggygo/iggy/sim"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+func run() int {
 	seed := flag.String("seed", "", "run one seed")
 	sweep := flag.String("sweep", "", "run seeds A-B")
-	profile := flag.String("profile", "swarm", "lite, swarm, liveness or cluster")
+	profile := flag.String("profile", "swarm", "lite, swarm, liveness or cluster (a sweep also takes all)")
 	record := flag.String("record", "", "with -seed: write the trace (gzip) to FILE")
 	replay := flag.String("replay", "", "replay a trace written by -record and check its hash")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof)")
 	flag.Parse()
-	p, err := sim.ParseProfile(*profile)
-	if err != nil {
-		fatal(err)
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fatal(err)
+		}
+		defer stop()
 	}
 	switch {
 	case *replay != "":
-		os.Exit(runReplay(*replay))
+		return runReplay(*replay)
 	case *seed != "":
+		p := parseProfile(*profile)
 		n, err := strconv.ParseUint(*seed, 10, 64)
 		if err != nil {
 			fatal(fmt.Errorf("-seed %q: %w", *seed, err))
 		}
-		os.Exit(runSeed(n, p, *record))
+		return runSeed(n, p, *record)
 	case *sweep != "":
 		a, b, err := parseRange(*sweep)
 		if err != nil {
 			fatal(err)
 		}
-		os.Exit(runSweep(a, b, p))
+		return runSweeps(a, b, parseProfiles(*profile))
 	}
 	flag.Usage()
-	os.Exit(2)
+	return 2
+}
+
+func parseProfile(s string) sim.Profile {
+	p, err := sim.ParseProfile(s)
+	if err != nil {
+		fatal(err)
+	}
+	return p
+}
+
+// parseProfiles reads one profile, or all of them.
+func parseProfiles(s string) []sim.Profile {
+	if s == "all" {
+		return sim.Profiles()
+	}
+	return []sim.Profile{parseProfile(s)}
+}
+
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 func fatal(err error) {

@@ -12,6 +12,18 @@ import (
 // progressEvery paces the progress line.
 const progressEvery = time.Second
 
+// runSweeps sweeps a..b under each profile in turn; it fails when one did.
+func runSweeps(a, b uint64, ps []sim.Profile) int {
+	rc := 0
+	for _, p := range ps {
+		if len(ps) > 1 {
+			fmt.Printf("profile %s\n", p)
+		}
+		rc = max(rc, runSweep(a, b, p))
+	}
+	return rc
+}
+
 // runSweep runs seeds a..b, printing a progress line every few seconds and
 // a summary; it fails when a seed fails or the sweep was vacuous.
 func runSweep(a, b uint64, p sim.Profile) int {
