@@ -41,7 +41,9 @@ func (p Profile) String() string {
 }
 
 // Profiles are every profile, in the order a sweep of all runs them.
-func Profiles() []Profile { return []Profile{ProfileLite, ProfileSwarm, ProfileLiveness, ProfileCluster} }
+func Profiles() []Profile {
+	return []Profile{ProfileLite, ProfileSwarm, ProfileLiveness, ProfileCluster}
+}
 
 // ParseProfile reads lite, swarm, liveness or cluster.
 func ParseProfile(s string) (Profile, error) {
