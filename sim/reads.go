@@ -16,8 +16,10 @@ import (
 // settleRead records the answer of everything but sends and stores.
 func (w *World) settleRead(a *attempt, o *op, status wire.Code, payload []byte) {
 	switch o.kind {
-	case opPoll, opPollNext:
+	case opPoll, opPollNext, opPollOther, opGroupPoll:
 		w.settlePoll(a, o, status, payload)
+	case opGroup:
+		w.settleGroup(o, status)
 	case opGetOffset:
 		w.settleGetOffset(a, o, status, payload)
 	case opCreateStream, opCreateTopic, opCreatePartitions:
@@ -57,11 +59,18 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 		}
 		return
 	}
+	if o.kind == opGroupPoll && groupRefusal(status) {
+		w.marks.Hit(fmt.Sprintf("sim.workload.group_poll_refused_%d", uint32(status)))
+		return
+	}
 	if status != wire.OK {
 		w.unexpected(o, status)
 		return
 	}
 	r, err := decodePoll(o, payload)
+	if err == nil && r == nil {
+		return // a group member told to fetch its assignment again
+	}
 	if err != nil {
 		w.fail("wrong-data", fmt.Sprintf("%s: %v", o, err))
 		return
@@ -72,6 +81,9 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 	w.sawOffset(o.part, r.Current)
 	if o.final {
 		w.finalPolled(o, r)
+	}
+	if len(r.Msgs) > 0 {
+		w.pollMarks(o)
 	}
 	if o.kind != opPollNext || len(r.Msgs) == 0 {
 		return
@@ -93,7 +105,11 @@ func decodePoll(o *op, payload []byte) (*oracles.Read, error) {
 		return nil, fmt.Errorf("malformed poll reply: %s", code.Name())
 	}
 	pre := polled.Prefix
-	if pre.PartitionID != o.part.Partition {
+	if o.kind == opGroupPoll {
+		if err := groupPolled(o, pre.PartitionID, pre.MessagesCount); err != nil || pre.PartitionID != o.part.Partition {
+			return nil, err
+		}
+	} else if pre.PartitionID != o.part.Partition {
 		return nil, fmt.Errorf("answered for partition %d", pre.PartitionID)
 	}
 	r := &oracles.Read{Part: o.part, ByOffset: o.kind == opPoll, Offset: o.offset, Count: o.count, Current: pre.CurrentOffset}
@@ -348,4 +364,19 @@ func (w *World) staleRead(o *op) bool {
 	}
 	w.marks.Hit("sim.read.stale_unchecked")
 	return true
+}
+
+// pollMarks marks the heavy workload's polls that returned messages.
+func (w *World) pollMarks(o *op) {
+	switch {
+	case o.kind == opGroupPoll:
+		w.marks.Hit(markGroupPolled)
+	case o.kind != opPollOther:
+	case o.strategy == wire.PollFirst:
+		w.marks.Hit(markPollFirst)
+	case o.strategy == wire.PollLast:
+		w.marks.Hit(markPollLast)
+	default:
+		w.marks.Hit(markPollTimestamp)
+	}
 }

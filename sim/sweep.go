@@ -141,13 +141,13 @@ func Sweep(a, b uint64, p Profile, progress func(done, total int, s *SweepStats)
 }
 
 // RunRecorded runs one seed and writes its gzip trace to path.
-func RunRecorded(seed uint64, p Profile, path string) (Result, error) {
+func RunRecorded(seed uint64, k Knobs, path string) (Result, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return Result{}, fmt.Errorf("record: %w", err)
 	}
 	zw := gzip.NewWriter(f)
-	res := Run(seed, p, zw)
+	res := RunKnobs(seed, k, zw)
 	if err := zw.Close(); err != nil {
 		f.Close()
 		return res, fmt.Errorf("record: %w", err)

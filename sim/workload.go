@@ -60,6 +60,12 @@ func (w *World) nextOp(c *client) *op {
 	if !w.knobs.DataOps || len(topics) == 0 || w.rng.IntN(100) < w.knobs.MetaPercent {
 		return w.metaOp(c, topics)
 	}
+	if w.knobs.Workload >= WorkloadHeavy {
+		if t, k, ok := w.quietPartition(topics); ok {
+			return w.heavyDataOp(c, t, k)
+		}
+		return w.metaOp(c, topics)
+	}
 	t := topics[w.rng.IntN(len(topics))]
 	k := oracles.PartKey{Stream: t.stream, Topic: t.name, Partition: w.rng.Uint32N(t.partitions)}
 	if w.catalog.part(k).ops >= partitionOpsWorkload {

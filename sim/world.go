@@ -81,11 +81,17 @@ type World struct {
 	events         []string
 }
 
-// Run simulates seed under profile. rec, when set, receives the trace
-// (uncompressed; wrap it with NewGzipRecorder for iggy-sim -record).
+// Run simulates seed under profile with the current workload. rec, when
+// set, receives the trace (uncompressed; wrap it with NewGzipRecorder for
+// iggy-sim -record).
 func Run(seed uint64, p Profile, rec io.Writer) Result {
+	return RunKnobs(seed, Draw(seed, p), rec)
+}
+
+// RunKnobs simulates seed with knobs k (DrawWorkload's).
+func RunKnobs(seed uint64, k Knobs, rec io.Writer) Result {
 	start := time.Now()
-	w := newWorld(seed, Draw(seed, p), rec)
+	w := newWorld(seed, k, rec)
 	panicked := w.runGuarded()
 	res := w.result()
 	if panicked != "" {

@@ -27,6 +27,7 @@ func run() int {
 	profile := flag.String("profile", "swarm", "lite, swarm, liveness or cluster (a sweep also takes all)")
 	record := flag.String("record", "", "with -seed: write the trace (gzip) to FILE")
 	replay := flag.String("replay", "", "replay a trace written by -record and check its hash")
+	workload := flag.Int("workload", sim.WorkloadCurrent, "with -seed: the workload version (1: the corpus's older seeds)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof)")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -45,7 +46,7 @@ func run() int {
 		if err != nil {
 			fatal(fmt.Errorf("-seed %q: %w", *seed, err))
 		}
-		return runSeed(n, p, *record)
+		return runSeed(n, sim.DrawWorkload(n, p, *workload), *record)
 	case *sweep != "":
 		a, b, err := parseRange(*sweep)
 		if err != nil {
@@ -103,17 +104,17 @@ func parseRange(s string) (uint64, uint64, error) {
 	return a, b, nil
 }
 
-func runSeed(seed uint64, p sim.Profile, record string) int {
-	fmt.Printf("seed=%d %s\n", seed, sim.Draw(seed, p))
+func runSeed(seed uint64, k sim.Knobs, record string) int {
+	fmt.Printf("seed=%d %s\n", seed, k)
 	var res sim.Result
 	if record != "" {
 		var err error
-		res, err = sim.RunRecorded(seed, p, record)
+		res, err = sim.RunRecorded(seed, k, record)
 		if err != nil {
 			fatal(err)
 		}
 	} else {
-		res = sim.Run(seed, p, nil)
+		res = sim.RunKnobs(seed, k, nil)
 	}
 	if res.Classified != "" {
 		fmt.Printf("classified unrecoverable: %s\n", res.Classified)
