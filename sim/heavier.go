@@ -40,9 +40,20 @@ const pollTimestampBackMicros = 20_000_000
 func heavier(r *rand.Rand, k *Knobs) {
 	k.Workload = WorkloadHeavy
 	k.Clients = []int{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}[r.IntN(12)]
-	k.ThinkTicksMax = uint64(between(r, 0, 8))
+	k.ThinkTicksMax = uint64(between(r, 0, 4))
+	// Smaller messages: a seed's cost is mostly its bytes (copied into the
+	// fake disk, read back, verified), its worth mostly its ops.
+	k.PayloadBytesMax = []int{16, 128, 1024, 4096}[r.IntN(4)]
+	// A disk of one request a tick is the throughput of the whole run
+	// once a few dozen clients queue on it.
+	k.DiskOpsPerTickMax = []int{2, 4, 8, 16}[r.IntN(4)]
 	k.Topics = between(r, 1, 3) + k.Clients/12
 	k.PartitionsMax = min(topicPartitionsMax, between(r, 1, 3)+k.Clients/16)
+	if k.Profile == ProfileLiveness {
+		// Its storm is short and its crashes many: a longer one does as
+		// many ops as the other profiles.
+		k.FaultTicks += k.FaultTicks / 2
+	}
 	if k.Replicas > 1 {
 		// Every partition is a consensus group on every replica.
 		k.ThinkTicksMax = uint64(between(r, 0, 20))

@@ -66,13 +66,15 @@ type World struct {
 	marks   mark.Counts
 	trace   *tracer
 
-	lastConn   uint64
-	batches    uint64
-	ops        int
-	healed     bool
-	healTick   uint64
-	finished   bool
-	readFaults map[string]int // injected read faults per partition directory
+	lastConn uint64
+	batches  uint64
+	ops      int
+	healed   bool
+	healTick uint64
+	// answeredTick: the last tick a client's op was answered.
+	answeredTick uint64
+	finished     bool
+	readFaults   map[string]int // injected read faults per partition directory
 	// clusterDamaged: partitions with a segment rotted on some replica of a
 	// set; a read of it may fail until that replica repaired its log.
 	clusterDamaged map[oracles.PartKey]bool
@@ -189,7 +191,7 @@ func (w *World) run() {
 		if w.finished {
 			break
 		}
-		if w.healed && w.tick > w.healTick+w.knobs.HealBudgetTicks {
+		if w.healed && w.tick > w.budgetFrom()+w.knobs.HealBudgetTicks {
 			w.budgetSpent()
 		}
 	}
@@ -210,6 +212,18 @@ func (w *World) heal() {
 			h.restartAt = w.tick
 		}
 	}
+}
+
+// budgetFrom is the tick the heal budget counts from: the heal, or under
+// the heavy workload the last answer after it, since the read-back is a
+// sequence of requests (one per partition and more), each of which must
+// finish within the budget, and dozens of clients create hundreds of
+// partitions.
+func (w *World) budgetFrom() uint64 {
+	if w.knobs.Workload >= WorkloadHeavy {
+		return max(w.healTick, w.answeredTick)
+	}
+	return w.healTick
 }
 
 // budgetSpent: the heal budget ran out. A cluster whose live replicas

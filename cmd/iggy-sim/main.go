@@ -1,11 +1,13 @@
 // Command iggy-sim runs the deterministic simulator.
 //
-//	iggy-sim -seed N [-profile P] [-record FILE]   one seed; the last line is
+//	iggy-sim -seed N [-profile P] [-workload W] [-record FILE]   one seed; the last line is
 //	    seed=N ticks=T ops=O trace=<16 hex> ok, or FAIL: <oracle>: <reason> (exit 1)
 //	iggy-sim -sweep A-B [-profile lite|swarm|liveness|cluster|all]   seeds A..B with progress and a summary
 //	iggy-sim -replay FILE   drives fresh nodes with a recorded trace and checks its hash
 //
-// -cpuprofile FILE writes a CPU profile of whatever ran.
+// -cover (with -seed or -sweep, inside the repository) reports the
+// statement coverage of core/ the run reached and lists the core functions
+// it never entered; -cpuprofile FILE writes a CPU profile of what ran.
 package main
 
 import (
@@ -28,8 +30,13 @@ func run() int {
 	record := flag.String("record", "", "with -seed: write the trace (gzip) to FILE")
 	replay := flag.String("replay", "", "replay a trace written by -record and check its hash")
 	workload := flag.Int("workload", sim.WorkloadCurrent, "with -seed: the workload version (1: the corpus's older seeds)")
+	cover := flag.Bool("cover", false, "report the statement coverage of core/ the run reached (needs the source and go)")
+	coverFuncs := flag.String("coverfuncs", "", "with -cover: write every core function's coverage to FILE")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof)")
 	flag.Parse()
+	if *cover {
+		return runCovered(withoutCoverFlags(os.Args[1:]), *coverFuncs)
+	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
