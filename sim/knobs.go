@@ -126,6 +126,8 @@ type Knobs struct {
 	// another strategy (first, last, timestamp), that are consumer group
 	// moves, and that drop the connection to resume the session.
 	PollOtherPercent, GroupPercent, ReconnectPercent int
+	// Long: a long run (long.go), storms and calms for FaultTicks.
+	Long bool
 }
 
 // Workload versions (Knobs.Workload).
@@ -327,7 +329,7 @@ func (k Knobs) String() string {
 	fmt.Fprintf(&b, " kill_ppm=%d power_loss_ppm=%d down_ticks_max=%d pause_ppm=%d pause_ticks_max=%d drift_ppm=%v clock_step_ppm=%d clock_step_max_us=%d",
 		k.KillPerMillion, k.PowerLossPerMillion, k.DownTicksMax, k.PausePerMillion, k.PauseTicksMax, k.DriftPPM[:k.Replicas],
 		k.ClockStepPerMillion, k.ClockStepMaxMicros)
-	fmt.Fprintf(&b, " workload=%d", k.Workload)
+	fmt.Fprintf(&b, " workload=%d long=%t", k.Workload, k.Long)
 	if k.Workload >= WorkloadHeavy {
 		fmt.Fprintf(&b, " poll_other_percent=%d group_percent=%d reconnect_percent=%d",
 			k.PollOtherPercent, k.GroupPercent, k.ReconnectPercent)

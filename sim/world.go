@@ -73,8 +73,10 @@ type World struct {
 	healTick uint64
 	// answeredTick: the last tick a client's op was answered.
 	answeredTick uint64
-	finished     bool
-	readFaults   map[string]int // injected read faults per partition directory
+	// A long run's storm and calm (long.go).
+	stormUntil, calmUntil uint64
+	finished              bool
+	readFaults            map[string]int // injected read faults per partition directory
 	// clusterDamaged: partitions with a segment rotted on some replica of a
 	// set; a read of it may fail until that replica repaired its log.
 	clusterDamaged map[oracles.PartKey]bool
@@ -173,7 +175,10 @@ func (w *World) run() {
 		w.startNode(h)
 	}
 	for w.tick = 1; w.tick <= ticksMax && !w.stopped(); w.tick++ {
-		if !w.healed && w.tick > w.knobs.FaultTicks {
+		if !w.healed && w.knobs.Long {
+			w.longPhases()
+		}
+		if !w.healed && (w.tick > w.knobs.FaultTicks || w.longDone()) {
 			w.heal()
 		}
 		if w.faulty() {

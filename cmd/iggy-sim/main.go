@@ -29,6 +29,7 @@ func run() int {
 	profile := flag.String("profile", "swarm", "lite, swarm, liveness or cluster (a sweep also takes all)")
 	record := flag.String("record", "", "with -seed: write the trace (gzip) to FILE")
 	replay := flag.String("replay", "", "replay a trace written by -record and check its hash")
+	long := flag.Bool("long", false, "with -seed: a long run, ten simulated minutes or 100,000 ops with faults coming and going")
 	workload := flag.Int("workload", sim.WorkloadCurrent, "with -seed: the workload version (1: the corpus's older seeds)")
 	cover := flag.Bool("cover", false, "report the statement coverage of core/ the run reached (needs the source and go)")
 	coverFuncs := flag.String("coverfuncs", "", "with -cover: write every core function's coverage to FILE")
@@ -53,7 +54,11 @@ func run() int {
 		if err != nil {
 			fatal(fmt.Errorf("-seed %q: %w", *seed, err))
 		}
-		return runSeed(n, sim.DrawWorkload(n, p, *workload), *record)
+		k := sim.DrawWorkload(n, p, *workload)
+		if *long {
+			k = sim.Lengthen(k)
+		}
+		return runSeed(n, k, *record)
 	case *sweep != "":
 		a, b, err := parseRange(*sweep)
 		if err != nil {
