@@ -49,10 +49,14 @@ func heavier(r *rand.Rand, k *Knobs) {
 	k.DiskOpsPerTickMax = []int{2, 4, 8, 16}[r.IntN(4)]
 	k.Topics = between(r, 1, 3) + k.Clients/12
 	k.PartitionsMax = min(topicPartitionsMax, between(r, 1, 3)+k.Clients/16)
-	if k.Profile == ProfileLiveness {
+	switch k.Profile {
+	case ProfileLiveness:
 		// Its storm is short and its crashes many: a longer one does as
 		// many ops as the other profiles.
-		k.FaultTicks += k.FaultTicks / 2
+		k.FaultTicks += k.FaultTicks * 3 / 4
+	case ProfileLite:
+		// The CI sweep's bulk: about a thousand ops a seed, not more.
+		k.DiskOpsPerTickMax = min(k.DiskOpsPerTickMax, 8)
 	}
 	if k.Replicas > 1 {
 		// Every partition is a consensus group on every replica.
