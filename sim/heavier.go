@@ -54,8 +54,8 @@ func heavier(r *rand.Rand, k *Knobs) {
 		// Its storm is short and its crashes many: a longer one does as
 		// many ops as the other profiles.
 		k.FaultTicks += k.FaultTicks * 3 / 4
-	case ProfileLite:
-		// The CI sweep's bulk: about a thousand ops a seed, not more.
+	case ProfileLite, ProfileSwarm:
+		// A thousand ops a seed or two, not more: the CI sweep's bulk.
 		k.DiskOpsPerTickMax = min(k.DiskOpsPerTickMax, 8)
 	}
 	if k.Replicas > 1 {
