@@ -59,9 +59,10 @@ func heavier(r *rand.Rand, k *Knobs) {
 		k.DiskOpsPerTickMax = min(k.DiskOpsPerTickMax, 8)
 	}
 	if k.Replicas > 1 {
-		// Every partition is a consensus group on every replica.
+		// Every partition is a consensus group on every replica, which
+		// ticks and flushes each of them: as few as the legacy workload's.
 		k.ThinkTicksMax = uint64(between(r, 0, 20))
-		k.PartitionsMax = 2
+		k.PartitionsMax, k.Topics = 2, between(r, 1, 3)
 	}
 	k.PollOtherPercent, k.GroupPercent, k.ReconnectPercent = between(r, 3, 10), between(r, 2, 10), between(r, 0, 2)
 }
