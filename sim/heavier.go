@@ -120,18 +120,12 @@ func (w *World) heavyDataOp(c *client, t *topicInfo, k oracles.PartKey) *op {
 	case r < kn.ReconnectPercent+kn.GroupPercent+kn.PollOtherPercent:
 		return w.pollOtherOp(c, t, k)
 	}
-	switch r := w.rng.IntN(100); {
-	case r < 50:
-		return w.sendOp(t, k)
-	case r < 72:
-		return w.pollOp(c, t, k, false)
-	case r < 92:
-		return w.pollOp(c, t, k, true)
-	default:
-		return &op{kind: opGetOffset, code: wire.CmdGetConsumerOffset, part: k, topic: t,
-			body: encode(offsetRef(c, k).Encode)}
-	}
+	return w.plainDataOp(c, t, k, heavyPollOffsetPercent)
 }
+
+// heavyPollOffsetPercent: polls by offset give the heavy workload's other
+// polls some of their share.
+const heavyPollOffsetPercent = 72
 
 // pollOtherOp polls by the first offset, the last, or a timestamp: reads
 // porcupine checks like a poll by next (wherever they start, the messages
