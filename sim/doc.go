@@ -72,6 +72,13 @@
 //     its own batches, from offset 0, what was acknowledged), its segments
 //     deleted and read back at once (views parked while a host truncates).
 //
+// Workload (knob workload): 1, the light one the corpus's older seeds
+// replay, or 2, the heavy one new runs draw (heavier.go): 1 to 64 clients,
+// little think time, polls of every strategy, consumer group moves,
+// sessions resumed after a dropped connection, at most 3 clients on one
+// partition at once. A long run (long.go) alternates storms and calms for
+// ten simulated minutes or 100,000 ops.
+//
 // Every history event goes to package oracles: porcupine per partition,
 // the O(n) offset and consumer-offset oracles, metadata durability. In a
 // replica set, the convergence oracle checks every op each replica applied
