@@ -83,7 +83,8 @@
 // the O(n) offset and consumer-offset oracles, metadata durability. In a
 // replica set, the convergence oracle checks every op each replica applied
 // (two replicas at one op must have applied the same prepare checksum, and
-// the newest op of a step batch the same state digest), and at the
+// the newest op of a step batch, when a multiple of 4, the same state
+// digest), and at the
 // end requires every live replica to be normal, in one view, fully applied
 // and identical; reads served during the run may be stale there, so only
 // the read-back after convergence feeds the durability oracle. Node log
