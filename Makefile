@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin
 FUZZTIME ?= 5s
 
-.PHONY: build run test test-short fuzz lint bench clean
+.PHONY: build run test test-short fuzz lint bench mutate coverage clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -25,7 +25,20 @@ test-short:
 fuzz:
 	@scripts/fuzz-all.sh $(FUZZTIME)
 
+# Breaks the core one line at a time (scripts/mutate/mutations.txt) and
+# requires the test named for each break to fail. On demand, not in CI.
+mutate:
+	$(GO) run ./scripts/mutate
+
+# Requirement coverage: the IDs named by tests that ran and passed in a full
+# test run, per area; skipped tests' IDs are listed as open.
+coverage:
+	@mkdir -p $(BIN)
+	$(GO) test -count=1 -timeout 15m -json ./... > $(BIN)/test.json || true
+	$(GO) run ./scripts/coverage -json $(BIN)/test.json
+
 lint:
+	@scripts/check-docs.sh
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
 	$(GO) vet ./...
 

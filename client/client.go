@@ -50,6 +50,9 @@ type Options struct {
 	TLS *tls.Config
 	// DialTimeout bounds connecting (and the TLS handshake).
 	DialTimeout time.Duration
+	// LocalIP, when set, is the TCP connection's source address (tests that
+	// log in from several sources over loopback: 127.0.0.2, ...).
+	LocalIP string
 	// RequestTimeout bounds one round trip: writing a frame and reading its reply.
 	RequestTimeout time.Duration
 	// TransientBudget bounds how long a request answered with 57 or 58 is
@@ -134,6 +137,13 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 // dialTCP connects over TCP with TCP_NODELAY, optionally wrapped in TLS.
 func dialTCP(ctx context.Context, addr string, opts Options) (net.Conn, error) {
 	var d net.Dialer
+	if opts.LocalIP != "" {
+		ip := net.ParseIP(opts.LocalIP)
+		if ip == nil {
+			return nil, fmt.Errorf("%w: local IP %q", ErrInvalidArgument, opts.LocalIP)
+		}
+		d.LocalAddr = &net.TCPAddr{IP: ip}
+	}
 	raw, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("iggy: dial %s: %w", addr, err)

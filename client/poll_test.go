@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/iggygo/iggy/internal/testenv"
 )
 
 // vectorsDir is the golden vector directory, from this package dir up to
@@ -18,7 +20,7 @@ func readVector(t testing.TB, name string) []byte {
 	text, err := os.ReadFile(filepath.Join(vectorsDir, name))
 	if errors.Is(err, os.ErrNotExist) {
 		if _, dirErr := os.Stat(vectorsDir); dirErr != nil {
-			t.Skipf("golden vectors not available: %v", dirErr)
+			testenv.VectorsMissing(t, vectorsDir, dirErr)
 		}
 	}
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/iggygo/iggy/adapters/quic"
 	"github.com/iggygo/iggy/adapters/selfsigned"
 	"github.com/iggygo/iggy/adapters/transport"
+	"github.com/iggygo/iggy/adapters/transport/transporttest"
 	"github.com/iggygo/iggy/adapters/websocket"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
@@ -19,25 +20,16 @@ import (
 // echoNode answers every frame on the hub with an empty status-0 reply that
 // echoes the request, standing in for the node.
 func echoNode(t *testing.T, hub *transport.Hub) {
-	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case in := <-hub.Inbox():
-				f, ok := in.(bus.ClientFrame)
-				if !ok {
-					continue
-				}
-				h, _ := wire.DecodeRequestHeader(f.Frame)
-				reply := make([]byte, wire.HeaderSize)
-				wire.ReplyTo(h).Put(reply, 0)
-				hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{reply}})
-			}
+	transporttest.Serve(t, hub, func(in any) {
+		f, ok := in.(bus.ClientFrame)
+		if !ok {
+			return
 		}
-	}()
+		h, _ := wire.DecodeRequestHeader(f.Frame)
+		reply := make([]byte, wire.HeaderSize)
+		wire.ReplyTo(h).Put(reply, 0)
+		hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{reply}})
+	})
 }
 
 // The client's WebSocket and QUIC transports carry requests and replies,

@@ -48,8 +48,10 @@ func newCalloutRecorder(t *testing.T) (*calloutRecorder, string) {
 }
 
 // With external_auth disabled (its default) no callout is made, even with a
-// service URL configured, and a login naming an unknown user fails.
-// covers AUTH-28
+// service URL configured, and a login naming an unknown user fails. It
+// proves no requirement yet: the node makes no callout at all (see
+// TestCovExternalAuthCallout), so the check of AUTH-28 cannot fail; it
+// counts once the callout exists.
 func TestCovExternalAuthDisabled(t *testing.T) {
 	t.Parallel()
 	rec, url := newCalloutRecorder(t)
@@ -63,8 +65,9 @@ func TestCovExternalAuthDisabled(t *testing.T) {
 }
 
 // With external_auth enabled, neither a wrong password for a known user nor
-// a personal-access-token login (good or bad) calls the service out.
-// covers AUTH-20, AUTH-21
+// a personal-access-token login (good or bad) calls the service out. It
+// proves no requirement yet: with no callout at all, the checks of AUTH-20
+// and AUTH-21 cannot fail; they count once the callout exists.
 func TestCovExternalAuthNoCalloutForKnownUsersAndTokens(t *testing.T) {
 	t.Parallel()
 	rec, url := newCalloutRecorder(t)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/iggygo/iggy/client"
+	"github.com/iggygo/iggy/internal/testenv"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -38,8 +39,7 @@ type ackedBatch struct {
 // Batches in flight at the kill may or may not be there.
 // covers STOR-45, STOR-7, STOR-9, MSG-13, MSG-14
 func TestCrashKeepsAcknowledgedMessages(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := testenv.Seed(t, func() uint64 { return uint64(time.Now().UnixNano()) })
 	rng := rand.New(rand.NewPCG(seed, seed>>1))
 	cycles := crashCycles
 	if testing.Short() {

@@ -68,6 +68,7 @@ type serverConfig struct {
 	defaultRoot bool              // --with-default-root-credentials
 	args        []string          // further flags (--fresh)
 	env         map[string]string // further variables (IGGY_ROOT_USERNAME, ...)
+	nofile      int               // when > 0, the soft and hard open-file limit the process starts with
 }
 
 // server is one running (or exited) iggy-server process.
@@ -116,6 +117,10 @@ func launch(t *testing.T, cfg serverConfig, addr string) *server {
 		args = append(args, "--with-default-root-credentials")
 	}
 	cmd := exec.Command(serverBin, args...)
+	if cfg.nofile > 0 {
+		limit := fmt.Sprintf("ulimit -n %d && exec \"$0\" \"$@\"", cfg.nofile)
+		cmd = exec.Command("sh", append([]string{"-c", limit, serverBin}, args...)...)
+	}
 	cmd.Dir = filepath.Dir(cfg.dataDir)
 	cmd.Env = serverEnv(cfg, addr)
 	s := &server{t: t, cfg: cfg, addr: addr, cmd: cmd, ready: make(chan string, 1), done: make(chan struct{}),

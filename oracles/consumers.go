@@ -1,13 +1,19 @@
 package oracles
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/iggygo/iggy/core/mark"
+)
 
 // OffsetStore is one StoreConsumerOffset of a consumer (one client owns
-// each consumer, so a consumer's stores are sequential).
+// each consumer, so a consumer's stores are sequential). Policy is the
+// topic's consumer_offset_durability.
 type OffsetStore struct {
 	Part         PartKey
 	Consumer     int
 	Value        uint64
+	Policy       Durability
 	Outcome      Outcome
 	Call, Return Time
 }
@@ -22,13 +28,37 @@ type OffsetGet struct {
 	Call, Return Time
 }
 
-// CheckConsumerOffsets: with no crash since the consumer's last
-// acknowledged store, a read sees that store or one issued after it; a
-// consumer that never stored and never crashed has nothing stored or a
-// value it is storing; across a crash the value may go back (an unsynced
-// write lost) or be clamped to a shorter log, but never past a value the
-// consumer stored. (CGRP-9, CGRP-12)
-func CheckConsumerOffsets(h *History) error {
+// Marks of the cases CheckConsumerOffsets judged, a read after a crash
+// since the last acknowledged store (CGRP-9, CGRP-12): a persisted store,
+// which every crash keeps; a replicated one across kills only, which keep
+// it too; and one a crash may have lost (replicated across a power loss,
+// or none).
+const (
+	MarkOffsetPersistedCrash = "oracle.consumer_offsets.persisted_across_crash"
+	MarkOffsetReplicatedKill = "oracle.consumer_offsets.replicated_across_kill"
+	MarkOffsetUncoveredCrash = "oracle.consumer_offsets.uncovered_crash"
+)
+
+// CheckConsumerOffsets judges every offset read against the consumer's
+// stores, and hits a mark for each kind of case it judged:
+//   - No crash since the consumer's last acknowledged store: the read sees
+//     that store or one issued after it. (A replica set records no crash:
+//     a quorum commits every offset write before its reply, so this is
+//     the rule there, the Quorum case.)
+//   - A crash since, every one covered by the store's policy: the offset
+//     was recovered, and then clamped only to the log's recovered head
+//     (CGRP-9), which holds every message whose acknowledgement survived
+//     the crash. So it is found, and not below the store's value or that
+//     head's lower bound, whichever is less, unless a store issued since
+//     put the lower value. A partition that may have come back empty
+//     deletes the offset instead.
+//   - A crash the policy does not cover: the store may be lost, so the
+//     read sees any value the consumer stored, a clamp to a recovered
+//     head, or nothing; never a value that was not stored and lies below
+//     every head a recovery can have found.
+//
+// In every case the value is never above the highest value stored.
+func CheckConsumerOffsets(h *History, marks mark.Sink) error {
 	type ck struct {
 		part     PartKey
 		consumer int
@@ -39,55 +69,137 @@ func CheckConsumerOffsets(h *History) error {
 		stores[k] = append(stores[k], s)
 	}
 	for _, g := range h.Gets {
-		if err := checkGet(h, g, stores[ck{g.Part, g.Consumer}]); err != nil {
+		if err := checkGet(h, g, stores[ck{g.Part, g.Consumer}], marks); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func checkGet(h *History, g *OffsetGet, stores []*OffsetStore) error {
-	var last *OffsetStore // the last store acknowledged before g
+// offsetCase is what a read can see given the stores before it.
+type offsetCase struct {
+	last    *OffsetStore    // the last store acknowledged before the read
+	crashes []Crash         // the crashes since last returned
+	allowed map[uint64]bool // last's value and the values of stores issued since
+	stored  map[uint64]bool // every value that may have been stored
+	highest uint64
+	any     bool // some store may have taken effect
+}
+
+func newOffsetCase(h *History, g *OffsetGet, stores []*OffsetStore) offsetCase {
+	var c offsetCase
 	for _, s := range stores {
-		if s.Outcome == OutcomeOK && s.Return < g.Call && (last == nil || s.Return > last.Return) {
-			last = s
+		if s.Outcome == OutcomeOK && s.Return < g.Call && (c.last == nil || s.Return > c.last.Return) {
+			c.last = s
 		}
 	}
 	from := Time(-1)
-	if last != nil {
-		from = last.Return
+	if c.last != nil {
+		from = c.last.Return
 	}
-	crashed := false
-	for _, c := range h.Crashes {
-		if c.At > from && c.At < g.Call {
-			crashed = true
+	for _, cr := range h.Crashes {
+		if cr.At > from && cr.At < g.Call {
+			c.crashes = append(c.crashes, cr)
 		}
 	}
-	allowed := map[uint64]bool{}
-	highest, any := uint64(0), false
+	c.allowed, c.stored = map[uint64]bool{}, map[uint64]bool{}
 	for _, s := range stores {
 		if s.Outcome == OutcomeFailed || s.Call > g.Return {
 			continue
 		}
-		highest, any = max(highest, s.Value), true
-		if s == last || s.Call > from {
-			allowed[s.Value] = true
+		c.highest, c.any = max(c.highest, s.Value), true
+		c.stored[s.Value] = true
+		if s == c.last || s.Call > from {
+			c.allowed[s.Value] = true
 		}
 	}
+	return c
+}
+
+// covered says whether every crash since the last store is one its policy
+// survives.
+func (c offsetCase) covered() bool {
+	if c.last == nil {
+		return false
+	}
+	for _, cr := range c.crashes {
+		if !c.last.Policy.Covers(cr.Kind) {
+			return false
+		}
+	}
+	return true
+}
+
+func checkGet(h *History, g *OffsetGet, stores []*OffsetStore, marks mark.Sink) error {
+	c := newOffsetCase(h, g, stores)
 	who := fmt.Sprintf("%s consumer %d", partName(g.Part), g.Consumer)
-	switch {
-	case crashed:
-		if g.Found && (!any || g.Value > highest) {
-			return fmt.Errorf("%s: offset %d read after a crash was never stored (highest stored %d)", who, g.Value, highest)
+	if g.Found && (!c.any || g.Value > c.highest) {
+		return fmt.Errorf("%s: offset %d read was never stored (highest stored %d)", who, g.Value, c.highest)
+	}
+	if len(c.crashes) == 0 {
+		switch {
+		case !g.Found && c.last != nil:
+			return fmt.Errorf("%s: nothing stored, but %d was acknowledged", who, c.last.Value)
+		case g.Found && !c.allowed[g.Value]:
+			return fmt.Errorf("%s: read %d, but the last acknowledged store was %s and no crash happened since", who, g.Value, describeStore(c.last))
 		}
-	case !g.Found:
-		if last != nil {
-			return fmt.Errorf("%s: nothing stored, but %d was acknowledged", who, last.Value)
+		return nil
+	}
+	head, nonEmpty := headFloor(h, g.Part, c.crashes)
+	if c.covered() {
+		if c.last.Policy == DurabilityPersisted {
+			marks.Hit(MarkOffsetPersistedCrash)
+		} else {
+			marks.Hit(MarkOffsetReplicatedKill)
 		}
-	case !allowed[g.Value]:
-		return fmt.Errorf("%s: read %d, but the last acknowledged store was %s and no crash happened since", who, g.Value, describeStore(last))
+		if !nonEmpty {
+			return nil // the partition may have come back empty: the offset deleted
+		}
+		bound := min(c.last.Value, head)
+		switch {
+		case !g.Found:
+			return fmt.Errorf("%s: nothing stored after a crash that %s offsets survive, but %d was acknowledged", who, c.last.Policy, c.last.Value)
+		case g.Value < bound && !c.allowed[g.Value]:
+			return fmt.Errorf("%s: read %d after a crash that %s offsets survive; the acknowledged store was %d and the log kept offset %d", who, g.Value, c.last.Policy, c.last.Value, head)
+		}
+		return nil
+	}
+	marks.Hit(MarkOffsetUncoveredCrash)
+	if g.Found && !c.stored[g.Value] && nonEmpty && g.Value < head {
+		return fmt.Errorf("%s: offset %d read after a crash was neither stored nor a recovered head", who, g.Value)
 	}
 	return nil
+}
+
+// headFloor is the lowest of the lower bounds of the head each crash's
+// recovery found in partition k: the last offset of an acknowledged append
+// whose acknowledgement survived every crash up to that one. nonEmpty is
+// false when some recovery may have found the partition empty.
+func headFloor(h *History, k PartKey, crashes []Crash) (uint64, bool) {
+	floor := uint64(0)
+	for i, cr := range crashes {
+		f, ok := survivingHead(h, k, cr.At)
+		if !ok {
+			return 0, false
+		}
+		if i == 0 || f < floor {
+			floor = f
+		}
+	}
+	return floor, true
+}
+
+// survivingHead is the highest last offset of an append to k whose
+// acknowledgement promises it is still there at crash time at.
+func survivingHead(h *History, k PartKey, at Time) (uint64, bool) {
+	head, ok := uint64(0), false
+	for _, a := range h.Appends {
+		if a.Part != k || a.Outcome != OutcomeOK || a.Count == 0 || !survives(h, a, at) {
+			continue
+		}
+		head, ok = max(head, a.Base+uint64(a.Count)-1), true
+	}
+	return head, ok
 }
 
 func describeStore(s *OffsetStore) string {

@@ -6,7 +6,7 @@ import (
 )
 
 // Two replicas that applied the same op must have applied the same
-// prepare and reached the same state. (covers VSR-1, VSR-30)
+// prepare and reached the same state. (checks the oracle, not the server)
 func TestConvergenceObserve(t *testing.T) {
 	c := NewConvergence()
 	ok := []Sample{
@@ -32,7 +32,7 @@ func TestConvergenceObserve(t *testing.T) {
 }
 
 // At the end every live replica is normal, in one view, fully applied and
-// equal. (covers VSR-30)
+// equal. (checks the oracle)
 func TestCheckConverged(t *testing.T) {
 	good := Final{Replica: 0, Normal: true, View: 3, Op: 9, Commit: 9, Applied: 9, Checksum: 1, Digest: 2}
 	other := good

@@ -12,7 +12,7 @@ var p0 = PartKey{Stream: "s", Topic: "t", Partition: 0}
 
 // A persisted append acknowledged before a power loss must survive it; a
 // replicated one may be lost. Porcupine sees the difference through the
-// reads after the crash. (covers RES-37, RES-38, STOR-45)
+// reads after the crash. (checks the oracle, not the server: CheckLinearizable)
 func TestLinearizableCrashKeepsOnlyCoveredAcks(t *testing.T) {
 	for _, tc := range []struct {
 		policy Durability
@@ -35,7 +35,7 @@ func TestLinearizableCrashKeepsOnlyCoveredAcks(t *testing.T) {
 }
 
 // A read must see acknowledged appends at their offsets; an unknown append
-// may or may not have happened. (covers MSG-10, MSG-13)
+// may or may not have happened. (checks the oracle: CheckLinearizable)
 func TestLinearizableReadsAndUnknowns(t *testing.T) {
 	h := &History{
 		Appends: []*Append{
@@ -57,7 +57,7 @@ func TestLinearizableReadsAndUnknowns(t *testing.T) {
 }
 
 // The O(n) oracle: a batch lost from the final log after a persisted ack
-// fails, a duplicate needs a resend. (covers STOR-45, VSR-28)
+// fails, a duplicate needs a resend. (checks the oracle: CheckOffsets)
 func TestOffsetsFinalLog(t *testing.T) {
 	a := &Append{Part: p0, Batch: 7, Count: 2, Policy: DurabilityPersisted, Outcome: OutcomeOK, Base: 0, Call: 1, Return: 2}
 	h := &History{Appends: []*Append{a}, Final: map[PartKey][]Msg{p0: {{7, 0}, {7, 1}}}}
@@ -79,7 +79,8 @@ func TestOffsetsFinalLog(t *testing.T) {
 }
 
 // Metadata: an acknowledged stream must be listed later; after damage at
-// rest the violation is classified instead. (covers STOR-7)
+// rest the violation is classified instead. (checks the oracle:
+// CheckMetadata)
 func TestMetadataDurability(t *testing.T) {
 	h := &History{
 		Creates: []*MetaCreate{{Kind: CreateStream, Stream: "a", Outcome: OutcomeOK, Call: 1, Return: 2}},
@@ -95,24 +96,92 @@ func TestMetadataDurability(t *testing.T) {
 	}
 }
 
-// Consumer offsets: exact within an epoch, bounded across a crash. (covers CGRP-9, MSG-12)
+// Consumer offsets: exact with no crash since the last acknowledged
+// store; across a crash, exact for a policy that survives it (clamped only
+// to the log that survived), bounded for one that does not. (checks the
+// oracle: CheckConsumerOffsets)
 func TestConsumerOffsets(t *testing.T) {
 	h := &History{
-		Stores: []*OffsetStore{{Part: p0, Consumer: 1, Value: 5, Outcome: OutcomeOK, Call: 1, Return: 2}},
+		Stores: []*OffsetStore{{Part: p0, Consumer: 1, Value: 5, Policy: DurabilityReplicated, Outcome: OutcomeOK, Call: 1, Return: 2}},
 		Gets:   []*OffsetGet{{Part: p0, Consumer: 1, Found: true, Value: 4, Call: 3, Return: 4}},
 	}
-	if err := CheckConsumerOffsets(h); err == nil {
+	if err := CheckConsumerOffsets(h, mark.Discard{}); err == nil {
 		t.Fatal("stale read passed")
 	}
-	h.Crashes = []Crash{{Kind: CrashPowerLoss, At: 3}}
-	h.Gets[0].Call = 4
-	h.Gets[0].Return = 5
-	if err := CheckConsumerOffsets(h); err != nil {
-		t.Fatal(err)
+	h.Gets[0].Found = false
+	if err := CheckConsumerOffsets(h, mark.Discard{}); err == nil {
+		t.Fatal("lost store passed")
 	}
-	h.Gets[0].Value = 6
-	if err := CheckConsumerOffsets(h); err == nil {
-		t.Fatal("never-stored value passed")
+}
+
+// One store of 5 over a log whose messages 0..7 were acknowledged under
+// persisted, then a crash of kind crash, then a read.
+func crashHistory(policy Durability, crash CrashKind, found bool, value uint64) *History {
+	return &History{
+		Appends: []*Append{{Part: p0, Batch: 1, Count: 8, Policy: DurabilityPersisted, Outcome: OutcomeOK, Base: 0, Call: 1, Return: 2}},
+		Stores: []*OffsetStore{
+			{Part: p0, Consumer: 1, Value: 3, Policy: policy, Outcome: OutcomeOK, Call: 3, Return: 4},
+			{Part: p0, Consumer: 1, Value: 5, Policy: policy, Outcome: OutcomeOK, Call: 5, Return: 6},
+		},
+		Crashes: []Crash{{Kind: crash, At: 7, Epoch: 1}},
+		Gets:    []*OffsetGet{{Part: p0, Consumer: 1, Found: found, Value: value, Call: 8, Return: 9}},
+	}
+}
+
+// A covered crash (persisted, or replicated across a kill) keeps the
+// store; an uncovered one may lose it, back to an older store or nothing,
+// but never to a value that was not stored. Each case hits its mark.
+// (checks the oracle: CheckConsumerOffsets)
+func TestConsumerOffsetsAcrossCrash(t *testing.T) {
+	for _, tc := range []struct {
+		policy Durability
+		crash  CrashKind
+		found  bool
+		value  uint64
+		ok     bool
+		mark   string
+	}{
+		{DurabilityPersisted, CrashPowerLoss, true, 5, true, MarkOffsetPersistedCrash},
+		{DurabilityPersisted, CrashPowerLoss, true, 3, false, MarkOffsetPersistedCrash},
+		{DurabilityPersisted, CrashPowerLoss, true, 0, false, MarkOffsetPersistedCrash}, // a clamp below the kept log
+		{DurabilityPersisted, CrashPowerLoss, false, 0, false, MarkOffsetPersistedCrash},
+		{DurabilityReplicated, CrashKill, true, 3, false, MarkOffsetReplicatedKill},
+		{DurabilityReplicated, CrashKill, true, 5, true, MarkOffsetReplicatedKill},
+		{DurabilityReplicated, CrashPowerLoss, true, 3, true, MarkOffsetUncoveredCrash},
+		{DurabilityReplicated, CrashPowerLoss, false, 0, true, MarkOffsetUncoveredCrash},
+		{DurabilityReplicated, CrashPowerLoss, true, 2, false, MarkOffsetUncoveredCrash}, // never stored, below the head
+		{DurabilityNone, CrashKill, true, 3, true, MarkOffsetUncoveredCrash},
+		{DurabilityPersisted, CrashPowerLoss, true, 6, false, MarkOffsetPersistedCrash}, // above every store
+	} {
+		marks := mark.Counts{}
+		err := CheckConsumerOffsets(crashHistory(tc.policy, tc.crash, tc.found, tc.value), marks)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s offsets, crash %d, read %t %d: err = %v, want ok=%t", tc.policy, tc.crash, tc.found, tc.value, err, tc.ok)
+		}
+		if tc.value <= 5 && marks[tc.mark] == 0 {
+			t.Errorf("%s offsets, crash %d: mark %s not hit: %v", tc.policy, tc.crash, tc.mark, marks)
+		}
+	}
+}
+
+// A persisted offset beyond what survived of the log is clamped to the
+// kept head at recovery (CGRP-9): the clamp is allowed, a lower value
+// (even an earlier store's) is not; a log that may have come back empty deletes it. (checks the
+// oracle: CheckConsumerOffsets)
+func TestConsumerOffsetsClampedToKeptLog(t *testing.T) {
+	h := crashHistory(DurabilityPersisted, CrashPowerLoss, true, 4)
+	h.Appends[0].Count = 5 // messages 0..4 kept, the store of 5 is past them
+	if err := CheckConsumerOffsets(h, mark.Discard{}); err != nil {
+		t.Fatalf("clamp to the kept head: %v", err)
+	}
+	h.Gets[0].Value = 3 // an earlier store's, but below the kept head
+	if err := CheckConsumerOffsets(h, mark.Discard{}); err == nil {
+		t.Fatal("a value below the kept head passed")
+	}
+	h.Appends[0].Policy = DurabilityReplicated // the log may have come back empty
+	h.Gets[0].Found = false
+	if err := CheckConsumerOffsets(h, mark.Discard{}); err != nil {
+		t.Fatalf("offset deleted over an empty log: %v", err)
 	}
 }
 
@@ -134,7 +203,7 @@ func TestOffsetsCurrentMonotonic(t *testing.T) {
 
 // A sweep that never hit a required mark is vacuous and must fail.
 func TestCheckVacuity(t *testing.T) {
-	c := mark.Counts{MarkRestart: 1, MarkPorcupineRead: 3}
+	c := mark.Counts{MarkRestart: 1, MarkPorcupineRead: 3, MarkOffsetPersistedCrash: 1, MarkOffsetReplicatedKill: 1, MarkOffsetUncoveredCrash: 1}
 	if err := CheckVacuity(c, SweepRequired...); err == nil || !strings.Contains(err.Error(), MarkLostUnsynced) {
 		t.Fatalf("missing mark: %v", err)
 	}

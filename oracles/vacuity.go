@@ -19,8 +19,10 @@ const (
 	MarkPorcupineRead = "oracle.porcupine.read_checked"
 )
 
-// SweepRequired are the marks every sweep must hit.
-var SweepRequired = []string{MarkRestart, MarkLostUnsynced, MarkPorcupineRead}
+// SweepRequired are the marks every sweep of one node must hit (a replica
+// set records no crash, so its offset reads are never judged across one).
+var SweepRequired = []string{MarkRestart, MarkLostUnsynced, MarkPorcupineRead,
+	MarkOffsetPersistedCrash, MarkOffsetReplicatedKill, MarkOffsetUncoveredCrash}
 
 // CheckVacuity fails when a required mark was never hit.
 func CheckVacuity(c mark.Counts, required ...string) error {

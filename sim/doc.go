@@ -5,9 +5,9 @@
 // A run draws every knob from its seed and profile (Draw) and prints them
 // first. Profiles lite, swarm and liveness run one replica (a standalone
 // node, sends and polls included); profile cluster runs a replica set of
-// 2 to 6 (mostly 3 to 5) whose metadata group is replicated with VSR, with
-// a metadata and session workload only (partition groups are not
-// replicated yet: their ops are answered FeatureUnavailable).
+// 2 to 6 (mostly 3 to 5) whose metadata group and partition groups are
+// replicated with VSR, under the same workload of metadata, sessions,
+// sends, polls and offsets.
 //
 // Each replica is a host (host.go): its own node, sim/disk, drifting
 // clock and process faults. A standalone node's process runs 1 to 3 shards
@@ -52,7 +52,8 @@
 //     per path (more are dropped), clogged paths that hold everything for
 //     a while, partitions (symmetric, asymmetric, one replica isolated)
 //     that heal after a drawn time. A crashed replica loses what was in
-//     flight to it.
+//     flight to it. Every message travels encoded as a replica frame
+//     (package wire/replica) and decoded, as on a real link.
 //   - Clients: SDK-like, real frames built with package wire; one request in
 //     flight, timeouts, and after a lost connection a reconnect under the
 //     same client id (a resume) and the same frame again: a metadata retry

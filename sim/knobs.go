@@ -20,8 +20,8 @@ const (
 	// every request must complete within the budget.
 	ProfileLiveness
 	// ProfileCluster: a replica set of 3 to 5 (rarely 2 or 6) under
-	// network, process, clock and disk faults, with a metadata and session
-	// workload (partition groups are not replicated yet).
+	// network, process, clock and disk faults; the metadata group and every
+	// partition group are replicated.
 	ProfileCluster
 )
 

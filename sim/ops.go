@@ -107,7 +107,7 @@ func (w *World) opSent(c *client, a *attempt) {
 		w.hist.Appends = append(w.hist.Appends, a.app)
 		w.catalog.part(o.part).ops++
 	case opStore:
-		a.store = &oracles.OffsetStore{Part: o.part, Consumer: c.idx, Value: o.value,
+		a.store = &oracles.OffsetStore{Part: o.part, Consumer: c.idx, Value: o.value, Policy: o.topic.offsetPolicy,
 			Outcome: oracles.OutcomeUnknown, Call: a.call, Return: oracles.Never}
 		w.hist.Stores = append(w.hist.Stores, a.store)
 	case opChurn:

@@ -9,12 +9,18 @@ import (
 
 	"github.com/iggygo/iggy/core/mark"
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/replica"
 )
 
 // peerPathMessagesMax bounds what one directed path holds in flight; a
 // message sent past it is dropped, as a full socket buffer or a congested
 // switch drops it.
 const peerPathMessagesMax = 512
+
+// peerCodec frames every replica message as a real link does; the stamp is
+// any fixed pair, the simulation has one cluster of one release.
+var peerCodec = replica.Codec{Cluster: wire.U128{Lo: 0x51, Hi: 0x1997}, Release: 1}
 
 // PeerKnobs are the replica network's fault knobs (drawn per seed).
 type PeerKnobs struct {
@@ -85,10 +91,16 @@ func (p *peerNet) delay() uint64 {
 }
 
 // send puts m on its path, unless the network loses it; it may duplicate.
+// What travels is m encoded as a replica frame and decoded again, as a
+// real link carries it, so a codec bug shows in a sweep.
 func (p *peerNet) send(tick uint64, m node.PeerMessage) {
 	from, to := int(m.Msg.From), int(m.Msg.To)
 	if from >= p.n || to >= p.n || from == to {
 		panic(fmt.Sprintf("sim: peer message from %d to %d in a set of %d", from, to, p.n))
+	}
+	m, ok := p.frame(m)
+	if !ok {
+		return
 	}
 	copies := 1
 	if !p.healed {
@@ -117,6 +129,23 @@ func (p *peerNet) send(tick uint64, m node.PeerMessage) {
 		p.seq++
 		pa.queue = append(pa.queue, envelope{at: tick + 1 + p.delay(), seq: p.seq, msg: m})
 	}
+}
+
+// frame encodes m and decodes the frame. A message over the frame bound is
+// dropped (a link drops it too); one that does not decode is a codec bug.
+func (p *peerNet) frame(m node.PeerMessage) (node.PeerMessage, bool) {
+	f, err := peerCodec.Append(nil, m)
+	if err != nil {
+		p.lost++
+		p.marks.Hit("sim.peer.oversize")
+		p.event("network: %s from %d to %d not sent: %v", m.Msg.Command, m.Msg.From, m.Msg.To, err)
+		return m, false
+	}
+	got, err := peerCodec.Decode(f)
+	if err != nil {
+		panic(fmt.Sprintf("sim: replica frame of %s does not decode: %v", m.Msg.Command, err))
+	}
+	return got, true
 }
 
 // receive takes every message due for replica to by tick, in (due, seq)

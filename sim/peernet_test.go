@@ -31,7 +31,7 @@ func drain(p *peerNet, to int, a, b uint64) []uint64 {
 
 // Exponential delays reorder messages of one path; every message arrives
 // once when nothing is lost or duplicated; the same seed delivers the same
-// order. (covers VSR-30: the simulated network of the replica sets)
+// order. (checks the simulated network of the replica sets, not the server)
 func TestPeerNetDelayReorders(t *testing.T) {
 	run := func(seed uint64) []uint64 {
 		p, _ := testNet(seed, 3, PeerKnobs{DelayMeanTicks: 5})
@@ -203,5 +203,24 @@ func TestPeerCodec(t *testing.T) {
 	}
 	if _, err := decodePeer([]byte{1, 2}); err == nil {
 		t.Fatal("a short message decoded")
+	}
+}
+
+// A peer message crosses the network as a replica frame: what arrives is
+// a decoded copy (its prepares no longer share the sender's memory) equal
+// to what was sent.
+func TestPeerNetCarriesFrames(t *testing.T) {
+	p := vsr.Prepare{Op: 7, View: 2, Kind: vsr.KindAppend, Body: []byte("a batch")}
+	vsr.Seal(&p)
+	sent := node.PeerMessage{Group: node.GroupID{IsPartition: true, Stream: 1, Revision: 3},
+		Msg: vsr.Message{Command: vsr.CmdStartView, From: 0, To: 1, View: 2, Op: 7, Prepares: []vsr.Prepare{p}}}
+	net, _ := testNet(1, 2, PeerKnobs{})
+	net.send(0, sent)
+	got := net.receive(1, 1)
+	if len(got) != 1 || string(encodePeer(got[0])) != string(encodePeer(sent)) {
+		t.Fatalf("received %+v", got)
+	}
+	if &got[0].Msg.Prepares[0].Body[0] == &p.Body[0] {
+		t.Fatal("the receiver got the sender's memory, not a decoded frame")
 	}
 }

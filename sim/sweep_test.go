@@ -63,7 +63,7 @@ func ciSeedFirst(t *testing.T) (uint64, string) {
 // was vacuous (never restarted, never recovered from lost unsynced
 // writes, never had porcupine check a read). A failing seed belongs in
 // seeds/corpus.txt, with w2. (covers STOR-1, STOR-7, STOR-45, RES-37,
-// RES-38, MSG-10, MSG-12, MSG-13, CGRP-9, SESS-18, VSR-28)
+// RES-38, MSG-10, MSG-12, MSG-13, SESS-18, VSR-28)
 func TestSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sweep skipped in -short")

@@ -333,7 +333,7 @@ func (w *World) check(res *Result) {
 	for _, c := range []struct {
 		name  string
 		check func(*oracles.History) error
-	}{{"offsets", oracles.CheckOffsets}, {"consumer-offsets", oracles.CheckConsumerOffsets}, {"metadata", oracles.CheckMetadata}} {
+	}{{"offsets", oracles.CheckOffsets}, {"consumer-offsets", func(h *oracles.History) error { return oracles.CheckConsumerOffsets(h, w.marks) }}, {"metadata", oracles.CheckMetadata}} {
 		if err := c.check(&w.hist); err != nil {
 			if u, ok := err.(*oracles.Unrecoverable); ok {
 				w.classify(u.Rule, u.Reason)

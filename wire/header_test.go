@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/iggygo/iggy/internal/testenv"
 )
 
 // framingVectorDir is the golden vector directory, reached from the package
@@ -14,12 +16,12 @@ import (
 var framingVectorDir = filepath.Join("..", "..", "shared", "spec", "vectors")
 
 // framingVector loads one golden vector, skipping the test when the shared
-// directory is absent.
+// directory is absent (failing it under CI).
 func framingVector(t testing.TB, name string) []byte {
 	t.Helper()
 	b, ok := framingVectorBytes(name)
 	if !ok {
-		t.Skipf("golden vectors not found in %s", framingVectorDir)
+		testenv.VectorsMissing(t, framingVectorDir, os.ErrNotExist)
 	}
 	return b
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/iggygo/iggy/internal/testenv"
 )
 
 // dataVectorsDir is the golden vector directory: from this package up to the
@@ -14,11 +16,11 @@ import (
 var dataVectorsDir = filepath.Join("..", "..", "shared", "spec", "vectors")
 
 // dataVector returns the bytes of vector number n (NN-*.hex), skipping the
-// test when the shared checkout is absent.
+// test when the shared checkout is absent (failing it under CI=true).
 func dataVector(tb testing.TB, n int) []byte {
 	tb.Helper()
 	if _, err := os.Stat(dataVectorsDir); err != nil {
-		tb.Skipf("golden vectors not found at %s", dataVectorsDir)
+		testenv.VectorsMissing(tb, dataVectorsDir, err)
 	}
 	matches, err := filepath.Glob(filepath.Join(dataVectorsDir, twoDigits(n)+"-*.hex"))
 	if err != nil || len(matches) != 1 {

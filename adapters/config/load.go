@@ -76,6 +76,11 @@ func Load(opts LoadOptions) (*Config, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	unhonoured, err := unhonouredWarnings(cfg.raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	validationWarnings = append(validationWarnings, unhonoured...)
 	for _, line := range layer.applied {
 		opts.Info(line)
 	}

@@ -56,6 +56,6 @@ func validate(cfg *Config, numCPU int) ([]string, error) {
 	validateMetadata(&c, &cfg.Metadata)
 	validatePartition(&c, &cfg.Partition, cfg.MessageBus.MaxMessageSize)
 	validateMessageBus(&c, &cfg.MessageBus, cfg.Cluster.RepairChunkMax)
-	validateCluster(&c, cfg)
+	validateCluster(&c, cfg, cfg.Sharding.CPUAllocation.ShardCount(numCPU))
 	return c.warnings, c.err()
 }

@@ -20,7 +20,7 @@ const (
 	livenessIntervalsPerBeat = 4
 )
 
-func validateCluster(c *checker, cfg *Config) {
+func validateCluster(c *checker, cfg *Config, shards int) {
 	k := &cfg.Cluster
 	c.check(k.Name != "", "cluster.name must not be empty")
 	c.check(k.HeartbeatTimeout >= heartbeatTimeoutMin && k.HeartbeatTimeout >= livenessIntervalsPerBeat*k.CommitBroadcastInterval,
@@ -44,7 +44,8 @@ func validateCluster(c *checker, cfg *Config) {
 	c.check(k.SuperblockWedgedFatalTimeout == 0 || k.SuperblockWedgedFatalTimeout >= superblockWedgedMin,
 		"cluster.superblock_wedged_fatal_timeout must be 0 (disabled) or at least 30 s")
 	validateClusterSecurity(c, k)
-	c.check(k.Coordinator.ReplicaConnectionsPerPeer >= 1, "cluster.coordinator.replica_connections_per_peer must be at least 1")
+	c.check(k.Coordinator.ReplicaConnectionsPerPeer >= 1 && int(k.Coordinator.ReplicaConnectionsPerPeer) <= shards,
+		"cluster.coordinator.replica_connections_per_peer must be 1..=%d (the node's shard count)", shards)
 	if !k.Enabled {
 		return
 	}

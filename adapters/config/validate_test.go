@@ -122,3 +122,22 @@ func TestValidHost(t *testing.T) {
 		}
 	}
 }
+
+// cluster.coordinator.replica_connections_per_peer defaults to 1 and takes
+// 1 up to the node's shard count.
+// covers VSR-8
+func TestReplicaConnectionsPerPeer(t *testing.T) {
+	cfg, _ := mustLoad(t)
+	if cfg.Cluster.Coordinator.ReplicaConnectionsPerPeer != 1 {
+		t.Fatalf("default %d", cfg.Cluster.Coordinator.ReplicaConnectionsPerPeer)
+	}
+	for _, c := range []struct {
+		shards, links string
+		ok            bool
+	}{{"2", "2", true}, {"2", "3", false}, {"1", "2", false}, {"2", "0", false}} {
+		_, _, err := load(t, "IGGY_SHARDING_CPU_ALLOCATION="+c.shards, "IGGY_CLUSTER_COORDINATOR_REPLICA_CONNECTIONS_PER_PEER="+c.links)
+		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), "replica_connections_per_peer must be 1..="+c.shards) {
+			t.Errorf("%s shards, %s links: %v", c.shards, c.links, err)
+		}
+	}
+}

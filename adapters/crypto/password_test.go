@@ -101,3 +101,31 @@ func FuzzVerifyPassword(f *testing.F) {
 		_, _ = VerifyPassword(enc, pw)
 	})
 }
+
+// The stand-in hash that logins of unknown users are checked against has
+// the cost of a real user's: same parameters, salt and key sizes (issue 11
+// item 5: the old stand-in's 16 KiB made unknown users answer 40x faster).
+func TestStandInHashCostsWhatARealHashCosts(t *testing.T) {
+	for _, p := range []Params{ProductionParams, TestParams} {
+		real, err := HashPassword("a-real-password", WithParams(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		standIn, err := StandInHash(WithParams(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := decodePHC(real)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := decodePHC(standIn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.params.MemoryKiB != r.params.MemoryKiB || s.params.Iterations != r.params.Iterations ||
+			s.params.Parallelism != r.params.Parallelism || len(s.salt) != len(r.salt) || len(s.key) != len(r.key) {
+			t.Fatalf("stand-in %s, real %s: parameters differ", standIn, real)
+		}
+	}
+}

@@ -128,7 +128,9 @@ func (d *Disk) Submit(reqs ...storage.Request) error {
 	assert.That(len(reqs) <= d.queuedMax, "disk: batch of %d exceeds the queue of %d", len(reqs), d.queuedMax)
 	nodes := make([]*node, len(reqs))
 	for i := range reqs {
-		checkRequest(&reqs[i])
+		if err := reqs[i].Check(); err != nil {
+			assert.Failf("disk: %v", err)
+		}
 		nodes[i] = &node{req: reqs[i], claims: claimsOf(&reqs[i])}
 	}
 	d.submitMu.Lock()

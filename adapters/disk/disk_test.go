@@ -95,7 +95,7 @@ func TestTruncate(t *testing.T) {
 	td := newTestDisk(t, t.TempDir(), Options{})
 	td.ok(create("seg"), write("seg", 0, bytes.Repeat([]byte("x"), 100)))
 	td.ok(storage.Request{Op: storage.OpTruncate, File: "seg", Offset: 10})
-	cs := td.ok(read("seg", 0, 100), storage.Request{Op: storage.OpList, File: rootName})
+	cs := td.ok(read("seg", 0, 100), storage.Request{Op: storage.OpList, File: storage.RootName})
 	if len(cs[0].Data) != 10 {
 		t.Fatalf("read %d bytes after truncate", len(cs[0].Data))
 	}
@@ -164,7 +164,7 @@ func TestBadPathsAreBugs(t *testing.T) {
 		create("/etc/passwd"), create("../escape"), create("a/../../b"), create("a//b"), create("a/"),
 		create(""), create("."), create("./a"), {Op: storage.OpDeleteTree, File: "."},
 		{Op: storage.OpRename, File: "a", Target: "a/b"}, {Op: storage.OpRename, File: "a", Target: "../b"},
-		{Op: storage.OpRead, File: "a", Len: ReadBytesMax + 1}, {Op: 0, File: "a"},
+		{Op: storage.OpRead, File: "a", Len: storage.ReadBytesMax + 1}, {Op: 0, File: "a"},
 		{Op: storage.OpSync, File: "a", Target: "b"},
 	}
 	for _, req := range bad {

@@ -18,7 +18,7 @@ type executor struct {
 }
 
 func (x *executor) abs(name string) string {
-	if name == rootName {
+	if name == storage.RootName {
 		return x.root
 	}
 	return x.root + "/" + name
@@ -83,7 +83,7 @@ func (x *executor) create(name string) error {
 	if err := x.backend.Datasync(f.fd); err != nil {
 		return err
 	}
-	return x.backend.SyncDir(x.abs(parentName(name)))
+	return x.backend.SyncDir(x.abs(storage.ParentName(name)))
 }
 
 // mkdirParents creates the missing directories above name, outermost first,
@@ -97,7 +97,7 @@ func (x *executor) mkdirParents(name string) error {
 			return err
 		}
 		if created {
-			if err := x.backend.SyncDir(x.abs(parentName(dir))); err != nil {
+			if err := x.backend.SyncDir(x.abs(storage.ParentName(dir))); err != nil {
 				return err
 			}
 		}
@@ -148,7 +148,7 @@ func (x *executor) delete(name string) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return x.backend.SyncDir(x.abs(parentName(name)))
+	return x.backend.SyncDir(x.abs(storage.ParentName(name)))
 }
 
 func (x *executor) deleteTree(name string) error {
@@ -156,7 +156,7 @@ func (x *executor) deleteTree(name string) error {
 	if err := x.backend.RemoveTree(x.abs(name)); err != nil {
 		return err
 	}
-	return x.backend.SyncDir(x.abs(parentName(name)))
+	return x.backend.SyncDir(x.abs(storage.ParentName(name)))
 }
 
 func (x *executor) rename(from, to string) error {
@@ -169,17 +169,17 @@ func (x *executor) rename(from, to string) error {
 	if err := x.backend.Rename(x.abs(from), x.abs(to)); err != nil {
 		return err
 	}
-	if err := x.backend.SyncDir(x.abs(parentName(to))); err != nil {
+	if err := x.backend.SyncDir(x.abs(storage.ParentName(to))); err != nil {
 		return err
 	}
-	if parentName(from) == parentName(to) {
+	if storage.ParentName(from) == storage.ParentName(to) {
 		return nil
 	}
-	return x.backend.SyncDir(x.abs(parentName(from)))
+	return x.backend.SyncDir(x.abs(storage.ParentName(from)))
 }
 
 func (x *executor) list(name string) ([]storage.Entry, error) {
-	entries, err := x.backend.List(x.abs(name), ListEntriesMax)
+	entries, err := x.backend.List(x.abs(name), storage.ListEntriesMax)
 	if err != nil {
 		return nil, err
 	}

@@ -16,8 +16,8 @@ const (
 	iovecsPerCallMax = 1024
 	// eintrRetriesMax bounds retries of a call interrupted by a signal.
 	eintrRetriesMax = 128
-	filePerm        = 0o644
-	dirPerm         = 0o755
+	filePerm        = 0o600
+	dirPerm         = 0o700
 )
 
 // Pwrite is the portable Backend: blocking pwritev, pread and fdatasync, one

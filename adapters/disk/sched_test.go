@@ -14,7 +14,7 @@ import (
 func conflicts(a, b *storage.Request) bool {
 	for _, x := range namesOf(a) {
 		for _, y := range namesOf(b) {
-			if within(x, y) || within(y, x) {
+			if storage.Within(x, y) || storage.Within(y, x) {
 				return true
 			}
 		}
@@ -94,11 +94,11 @@ func TestSchedulerRespectsConflicts(t *testing.T) {
 func randomNode(t *rapid.T, id int, paths []string, ops []storage.Op) *node {
 	req := storage.Request{ID: storage.ReqID(id), Op: rapid.SampledFrom(ops).Draw(t, "op"), File: rapid.SampledFrom(paths).Draw(t, "file")}
 	if req.Op == storage.OpList && rapid.Bool().Draw(t, "root") {
-		req.File = rootName
+		req.File = storage.RootName
 	}
 	if req.Op == storage.OpRename {
 		req.Target = rapid.SampledFrom(paths).Draw(t, "target")
-		if within(req.File, req.Target) || within(req.Target, req.File) {
+		if storage.Within(req.File, req.Target) || storage.Within(req.Target, req.File) {
 			req.Op, req.Target = storage.OpSync, ""
 		}
 	}

@@ -286,3 +286,29 @@ func TestUringWritesOnBothSidesOfTheInlineBound(t *testing.T) {
 		t.Fatalf("read %d of %d bytes (%v); content equal: %v", n, len(want), err, bytes.Equal(got[:n], want))
 	}
 }
+
+// Files the server creates are its own: 0600, and directories 0700, on both
+// backends, whatever the umask lets through (issue 11 item 8: the journal
+// with argon2id hashes was world-readable).
+func TestBackendCreatesPrivateFilesAndDirectories(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b Backend) {
+		root := t.TempDir()
+		td := newTestDisk(t, root, Options{Backend: b})
+		td.ok(create("metadata/journal/00000000000000000001.wal"))
+		td.ok(storage.Request{Op: storage.OpRename, File: "metadata/journal/00000000000000000001.wal",
+			Target: "metadata/journal/00000000000000000002.wal"})
+		for path, want := range map[string]os.FileMode{
+			"metadata":         os.ModeDir | 0o700,
+			"metadata/journal": os.ModeDir | 0o700,
+			"metadata/journal/00000000000000000002.wal": 0o600,
+		} {
+			st, err := os.Stat(filepath.Join(root, path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Mode() != want {
+				t.Errorf("%s: mode %v, want %v", path, st.Mode(), want)
+			}
+		}
+	})
+}

@@ -20,10 +20,16 @@ var ErrSize = errors.New("frame size out of range")
 // ErrTrailing is data after the frame: one message or stream carries one frame.
 var ErrTrailing = errors.New("data after the frame")
 
-// Read reads the 256-byte header, checks 256 <= size <= sizeMax, then reads
-// the body into the same buffer. The buffer is new (NewBuffer: not zeroed,
-// every byte is read into it): the node may keep slices of it (bus.ClientFrame). An I/O error of r is returned wrapped as is.
-func Read(r io.Reader, sizeMax uint32) ([]byte, error) {
+// ErrHeld is a frame its connection may not hold now (the pre-login budget,
+// transport.Admission.Hold): the transport closes the connection unread.
+var ErrHeld = errors.New("no room for the frame of a connection without a login")
+
+// Read reads the 256-byte header, checks 256 <= size <= sizeMax and, when
+// hold is not nil, that hold(size) grants the memory, then reads the body
+// into the same buffer. The buffer is new (NewBuffer: not zeroed, every
+// byte is read into it): the node may keep slices of it (bus.ClientFrame).
+// An I/O error of r is returned wrapped as is.
+func Read(r io.Reader, sizeMax uint32, hold func(size int) bool) ([]byte, error) {
 	assert.That(sizeMax >= wire.HeaderSize && sizeMax <= wire.FrameSizeMax, "frame size cap %d", sizeMax)
 	var head [wire.HeaderSize]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil {
@@ -32,6 +38,9 @@ func Read(r io.Reader, sizeMax uint32) ([]byte, error) {
 	p, code := wire.DecodePrologue(head[:])
 	if code != wire.OK || p.Size > sizeMax {
 		return nil, fmt.Errorf("%w: header declares %d bytes, cap %d", ErrSize, p.Size, sizeMax)
+	}
+	if hold != nil && !hold(int(p.Size)) {
+		return nil, fmt.Errorf("%w: %d bytes", ErrHeld, p.Size)
 	}
 	frame := NewBuffer(int(p.Size))
 	copy(frame, head[:])

@@ -51,7 +51,7 @@ func TestReadAndEnd(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := bytes.NewReader(tc.in)
-			frame, err := Read(r, capBytes)
+			frame, err := Read(r, capBytes, nil)
 			if tc.readErr != nil {
 				if !errors.Is(err, tc.readErr) {
 					t.Fatalf("Read: %v, want %v", err, tc.readErr)
@@ -77,12 +77,12 @@ func TestReadAndEnd(t *testing.T) {
 // reported as a bad size (a reset QUIC stream is not a framing error).
 func TestReadPassesReaderErrors(t *testing.T) {
 	boom := errors.New("stream reset")
-	_, err := Read(iotest.ErrReader(boom), wire.FrameSizeMax)
+	_, err := Read(iotest.ErrReader(boom), wire.FrameSizeMax, nil)
 	if !errors.Is(err, boom) || errors.Is(err, ErrSize) {
 		t.Fatalf("Read: %v", err)
 	}
 	r := io.MultiReader(bytes.NewReader(frameOf(256, 256)), iotest.ErrReader(boom))
-	if _, err := Read(r, wire.FrameSizeMax); err != nil {
+	if _, err := Read(r, wire.FrameSizeMax, nil); err != nil {
 		t.Fatalf("Read: %v", err)
 	}
 	if err := End(r); !errors.Is(err, boom) || errors.Is(err, ErrTrailing) {
@@ -130,7 +130,7 @@ func FuzzReadFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte, capBytes uint32) {
 		capBytes = wire.HeaderSize + capBytes%(wire.FrameSizeMax-wire.HeaderSize+1)
 		r := bytes.NewReader(in)
-		frame, err := Read(r, capBytes)
+		frame, err := Read(r, capBytes, nil)
 		if err != nil {
 			return
 		}

@@ -211,3 +211,17 @@ func TestHeadersViewRoundTrip(t *testing.T) {
 		t.Fatalf("raw block %v %v", raw, e)
 	}
 }
+
+// A name with a control or bidi formatting character is refused with the
+// name's code and field before it reaches the node (issue 11 item 8); the
+// node refuses it too, for every transport.
+func TestCreateBodiesRefuseControlCharactersInNames(t *testing.T) {
+	for _, name := range []string{`a\u0000b`, `x\u202ey`, `tab\t`, `del\u007f`, `c1\u0085`} {
+		_, e := parseCreateStream(mustObject(t, `{"name":"`+name+`"}`))
+		wantCode(t, e, http.StatusBadRequest, wire.InvalidStreamName, "name")
+		_, e = parseCreateTopic(wire.NumericID(0), mustObject(t, `{"name":"`+name+`","partitions_count":1}`))
+		wantCode(t, e, http.StatusBadRequest, wire.InvalidTopicName, "name")
+		_, e = parseCreateUser(mustObject(t, `{"username":"u`+name+`","password":"secret","status":"active"}`))
+		wantCode(t, e, http.StatusBadRequest, wire.InvalidUsername, "username")
+	}
+}

@@ -53,8 +53,12 @@ func codeStatus(code wire.Code) int {
 		return http.StatusUnauthorized
 	case wire.Unauthorized:
 		return http.StatusForbidden
-	case wire.TransientNotCommitted, wire.TransientNotAccepted, wire.CannotEstablishConnection:
-		return http.StatusServiceUnavailable
+	case wire.TransientNotAccepted, wire.CannotEstablishConnection:
+		return http.StatusServiceUnavailable // nothing was admitted: safe to send again (RELAY-14)
+	case wire.TransientNotCommitted:
+		// The write may still commit: a 503 would tell the client that it
+		// may resend, so the outcome-unknown class is 504 (RELAY-15).
+		return http.StatusGatewayTimeout
 	}
 	return http.StatusBadRequest
 }

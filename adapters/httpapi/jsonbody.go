@@ -180,8 +180,11 @@ func parseIdentifier(s, field string) (wire.Identifier, *apiError) {
 // nameBytesMax is the longest WireName the wire carries.
 const nameBytesMax = 255
 
-// validName reports whether s fits a WireName.
-func validName(s string) bool { return len(s) >= 1 && len(s) <= nameBytesMax && utf8.ValidString(s) }
+// validName reports whether s fits a WireName and prints as itself (no
+// control or bidi formatting character, wire.NamePrintable).
+func validName(s string) bool {
+	return len(s) >= 1 && len(s) <= nameBytesMax && utf8.ValidString(s) && wire.NamePrintable(s)
+}
 
 // base64Member decodes a base64 string member (standard alphabet, padded).
 func base64Member(raw json.RawMessage, member string) ([]byte, *apiError) {

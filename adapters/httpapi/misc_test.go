@@ -12,6 +12,7 @@ import (
 	"github.com/iggygo/iggy/wire"
 )
 
+// covers RELAY-14, RELAY-15
 func TestErrorStatusAndFields(t *testing.T) {
 	for _, c := range []struct {
 		code   wire.Code
@@ -35,9 +36,16 @@ func TestErrorStatusAndFields(t *testing.T) {
 		}
 	}
 	rec := httptest.NewRecorder()
-	writeError(rec, fromCode(wire.TransientNotCommitted, ""))
+	writeError(rec, fromCode(wire.TransientNotAccepted, ""))
 	if rec.Header().Get("Retry-After") != "1" {
 		t.Fatal("a 503 without Retry-After")
+	}
+	// An outcome-unknown 57 is not a 503: the client must not take it as
+	// "nothing admitted, send again".
+	rec = httptest.NewRecorder()
+	writeError(rec, fromCode(wire.TransientNotCommitted, ""))
+	if rec.Code != 504 || rec.Header().Get("Retry-After") != "" {
+		t.Fatalf("57 answered %d, Retry-After %q; want 504 without it", rec.Code, rec.Header().Get("Retry-After"))
 	}
 }
 

@@ -29,9 +29,14 @@ const (
 	// sweepInterval is how often expired principals and revocations are dropped.
 	sweepInterval = 30 * time.Second
 	// Server timeouts: a client that stalls is cut off, not waited for.
-	readHeaderTimeout = 10 * time.Second
-	idleTimeout       = 60 * time.Second
-	shutdownTimeout   = 5 * time.Second
+	// The header and body deadlines come from message_bus.handshake_grace
+	// (readTimeouts); a kept-alive connection waits idleTimeout for its
+	// next request.
+	idleTimeout     = 60 * time.Second
+	shutdownTimeout = 5 * time.Second
+	// headerBytesMax caps a request's header lines (net/http's default is
+	// 1 MiB); a bearer token and the usual headers fit many times over.
+	headerBytesMax = 64 << 10
 )
 
 // Options configures a Server.
@@ -44,6 +49,24 @@ type Options struct {
 	DataDir string
 	// Now is the clock of token checks; nil is time.Now (tests move it).
 	Now func() time.Time
+	// Grace is message_bus.handshake_grace: the time a request's header may
+	// take, and the fixed part of the whole request's; 0 is
+	// graceDefault.
+	Grace time.Duration
+}
+
+// graceDefault is message_bus.handshake_grace's default.
+const graceDefault = 10 * time.Second
+
+// readTimeouts are the header and the whole-request read deadlines: the
+// grace, plus max_request_size at transport.ReadBytesPerSecondMin for a
+// body (the same rule as a binary frame's).
+func (o Options) readTimeouts() (header, request time.Duration) {
+	grace := o.Grace
+	if grace <= 0 {
+		grace = graceDefault
+	}
+	return grace, transport.Limits{Grace: grace}.FrameTimeout(int(o.HTTP.MaxRequestSize))
 }
 
 // Server is the HTTP listener bound to one node through its hub.
@@ -93,8 +116,9 @@ func New(opts Options, hub *transport.Hub) (*Server, error) {
 
 // Listen binds addr (with TLS when http.tls.enabled: ALPN h2, then http/1.1).
 func (s *Server) Listen(addr string) error {
-	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout,
-		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	header, request := s.opts.readTimeouts()
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: header, ReadTimeout: request, IdleTimeout: idleTimeout,
+		MaxHeaderBytes: headerBytesMax, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	if s.opts.HTTP.TLS.Enabled {
 		cert, err := tls.LoadX509KeyPair(s.opts.HTTP.TLS.CertFile, s.opts.HTTP.TLS.KeyFile)
 		if err != nil {
@@ -106,7 +130,7 @@ func (s *Server) Listen(addr string) error {
 	if err != nil {
 		return fmt.Errorf("http listen on %s: %w", addr, err)
 	}
-	s.ln = ln
+	s.ln = transport.NewListener(ln, "http", s.hub.Gate(), s.log)
 	return nil
 }
 

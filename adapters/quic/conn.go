@@ -4,16 +4,14 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
 )
-
-// replyQueueCapacity bounds the replies waiting for a slow reader; past it the
-// connection is closed rather than letting memory grow (as on TCP).
-const replyQueueCapacity = 1024
 
 // conn is one QUIC connection as the hub sees it. The hub routes replies by
 // connection only, so the connection keeps its request streams in the order
@@ -21,9 +19,8 @@ const replyQueueCapacity = 1024
 type conn struct {
 	id        bus.ConnID
 	qc        *quic.Conn
-	out       chan bus.Reply
-	once      sync.Once
-	done      chan struct{}
+	adm       *transport.Admission
+	q         transport.ReplyQueue
 	closeCode atomic.Uint64 // the application error code the close sends
 
 	mu      sync.Mutex
@@ -36,6 +33,7 @@ type stream interface {
 	io.Writer
 	Close() error // finishes the sending side
 	CancelWrite(quic.StreamErrorCode)
+	SetReadDeadline(time.Time) error
 }
 
 // waitingStream is a request stream whose frame is with the node.
@@ -45,7 +43,9 @@ type waitingStream struct {
 }
 
 func newConn(qc *quic.Conn) *conn {
-	return &conn{qc: qc, out: make(chan bus.Reply, replyQueueCapacity), done: make(chan struct{})}
+	c := &conn{qc: qc}
+	c.q.Init()
+	return c
 }
 
 // admit queues st as waiting for the reply to frame; false when the bound is reached.
@@ -61,40 +61,20 @@ func (c *conn) admit(st stream, frame []byte) bool {
 }
 
 // Send queues r without blocking (transport.Conn).
-func (c *conn) Send(r bus.Reply) bool {
-	select {
-	case <-c.done:
-		return true
-	case c.out <- r:
-		return true
-	default:
-		return false
-	}
-}
+func (c *conn) Send(r bus.Reply) bool { return c.q.Put(r, nil) }
 
 // Close ends the connection. It runs on the node loop (through the hub),
 // and quic-go's close waits for the connection's own loop, so the closing
 // runs on a goroutine of its own (one per connection, once). Closing the
 // connection also unblocks a reply write stuck on flow control.
 func (c *conn) Close() {
-	c.once.Do(func() {
-		close(c.done)
+	c.q.End(func() {
 		go func() { _ = c.qc.CloseWithError(quic.ApplicationErrorCode(c.closeCode.Load()), "") }()
 	})
 }
 
 func (c *conn) writeLoop() {
-	for {
-		select {
-		case <-c.done:
-			return
-		case r := <-c.out:
-			if !c.write(r) {
-				c.Close()
-				return
-			}
-		}
-	}
+	c.q.Drain(func(o transport.Outgoing) bool { return c.write(o.Reply) }, c.Close)
 }
 
 // write sends r on the stream it answers and finishes that stream. With no

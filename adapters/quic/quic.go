@@ -128,7 +128,7 @@ func (s *Server) Close() error { return s.ln.Close() }
 // opened them, so the node sees requests in the client's order.
 func (s *Server) serveConn(qc *quic.Conn) {
 	c := newConn(qc)
-	c.id = s.hub.Open(c, bus.TransportQUIC, qc.RemoteAddr().String())
+	c.id, c.adm = s.hub.Open(c, bus.TransportQUIC, qc.RemoteAddr().String())
 	go c.writeLoop()
 	defer func() {
 		c.Close()
@@ -148,12 +148,17 @@ func (s *Server) serveConn(qc *quic.Conn) {
 }
 
 // readRequest hands the stream's frame to the node, then checks the stream
-// ends there. A bad size, data after the frame or too many waiting streams
-// is an error that closes the connection; a stream the client resets is
-// dropped alone.
+// ends there. A bad size, a frame the pre-login budget cannot hold, data
+// after the frame or too many waiting streams is an error that closes the
+// connection; a stream the client resets, or that does not deliver its
+// frame by the deadline, is dropped alone.
 func (s *Server) readRequest(c *conn, st stream) error {
-	frame, err := framing.Read(st, s.opts.FrameSizeMax)
-	if errors.Is(err, framing.ErrSize) {
+	sizeMax := c.adm.FrameSizeMax(s.opts.FrameSizeMax)
+	// The stream opened with its first bytes: the whole frame, at most
+	// sizeMax, must follow by its deadline (a zero time sets none).
+	_ = st.SetReadDeadline(s.hub.Limits().FrameDeadline(time.Now(), int(sizeMax)))
+	frame, err := framing.Read(st, sizeMax, c.adm.Hold)
+	if errors.Is(err, framing.ErrSize) || errors.Is(err, framing.ErrHeld) {
 		return err
 	}
 	if err != nil {

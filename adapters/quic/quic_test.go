@@ -15,68 +15,25 @@ import (
 
 	"github.com/iggygo/iggy/adapters/selfsigned"
 	"github.com/iggygo/iggy/adapters/transport"
+	"github.com/iggygo/iggy/adapters/transport/transporttest"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
 )
 
-const testTimeout = 10 * time.Second
+const testTimeout = transporttest.Timeout
 
-// fakeNode stands in for the node loop: it drains the hub's inbox into channels.
-type fakeNode struct {
-	hub    *transport.Hub
-	opened chan bus.ConnOpened
-	frames chan bus.ClientFrame
-	closed chan bus.ConnClosed
-}
-
-func startServer(t *testing.T, opts Options) (*Server, *fakeNode) {
+// startServer listens on a free port and serves hub.
+func startServer(t *testing.T, opts Options, hub *transport.Hub) (*Server, *transporttest.Node) {
 	t.Helper()
 	cert, err := selfsigned.Certificate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub := transport.NewHub()
 	s, err := Listen("127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}}, hub, opts, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve()
-	n := &fakeNode{hub: hub, opened: make(chan bus.ConnOpened, 16), frames: make(chan bus.ClientFrame, 16), closed: make(chan bus.ConnClosed, 16)}
-	stop := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case in := <-hub.Inbox():
-				switch m := in.(type) {
-				case bus.ConnOpened:
-					n.opened <- m
-				case bus.ClientFrame:
-					n.frames <- m
-				case bus.ConnClosed:
-					n.closed <- m
-				}
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		hub.CloseAll()
-		_ = s.Close()
-		close(stop)
-	})
-	return s, n
-}
-
-func recv[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(testTimeout):
-		t.Fatalf("no %s within %v", what, testTimeout)
-		panic("unreachable")
-	}
+	return s, transporttest.Run(t, hub, s.Serve, s.Close)
 }
 
 // dial connects without ALPN and without verifying the certificate, as the
@@ -144,23 +101,23 @@ func readAll(t *testing.T, st *quic.Stream) []byte {
 // is finished; the connection is one hub connection tagged QUIC.
 // covers TRAN-2
 func TestStreamRoundTrip(t *testing.T) {
-	s, n := startServer(t, Options{StreamsConcurrentMax: 1})
+	s, n := startServer(t, Options{StreamsConcurrentMax: 1}, transport.NewHub())
 	qc := dial(t, s)
 	for i, size := range []int{256, 1000, 200_000} {
 		req := requestFrame(size, uint64(i+1))
 		st := send(t, qc, req)
-		f := recv(t, n.frames, "frame")
+		f := transporttest.Recv(t, n.Frames, "frame")
 		if !bytes.Equal(f.Frame, req) {
 			t.Fatalf("frame of %d bytes differs from the %d sent", len(f.Frame), size)
 		}
 		if i == 0 {
-			if open := recv(t, n.opened, "ConnOpened"); open.Transport != bus.TransportQUIC || open.Conn != f.Conn {
+			if open := transporttest.Recv(t, n.Opened, "ConnOpened"); open.Transport != bus.TransportQUIC || open.Conn != f.Conn {
 				t.Fatalf("opened %+v, frame on %d", open, f.Conn)
 			}
 		}
 		body := bytes.Repeat([]byte{byte(i)}, size)
 		want := replyFrame(uint64(i+1), body)
-		n.hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{want[:100], want[100:]}})
+		n.Hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{want[:100], want[100:]}})
 		if got := readAll(t, st); !bytes.Equal(got, want) {
 			t.Fatalf("reply of %d bytes, want %d", len(got), len(want))
 		}
@@ -171,14 +128,14 @@ func TestStreamRoundTrip(t *testing.T) {
 // no reply (a silent drop, protocol-framing.md 4.9) and are finished empty.
 // covers TRAN-2
 func TestReplyFindsItsStream(t *testing.T) {
-	s, n := startServer(t, Options{StreamsConcurrentMax: 4})
+	s, n := startServer(t, Options{StreamsConcurrentMax: 4}, transport.NewHub())
 	qc := dial(t, s)
 	stA := send(t, qc, requestFrame(256, 7))
-	fa := recv(t, n.frames, "frame A")
+	fa := transporttest.Recv(t, n.Frames, "frame A")
 	stB := send(t, qc, requestFrame(256, 8))
-	recv(t, n.frames, "frame B")
+	transporttest.Recv(t, n.Frames, "frame B")
 	want := replyFrame(8, []byte("for B"))
-	n.hub.Deliver(bus.Reply{Conn: fa.Conn, Parts: [][]byte{want}})
+	n.Hub.Deliver(bus.Reply{Conn: fa.Conn, Parts: [][]byte{want}})
 	if got := readAll(t, stB); !bytes.Equal(got, want) {
 		t.Fatalf("B got %q", got)
 	}
@@ -187,9 +144,9 @@ func TestReplyFindsItsStream(t *testing.T) {
 	}
 	// The connection stays usable.
 	stC := send(t, qc, requestFrame(256, 9))
-	recv(t, n.frames, "frame C")
+	transporttest.Recv(t, n.Frames, "frame C")
 	ev := wire.Eviction{Client: wire.U128{Lo: 1}, Reason: wire.EvictStaleClient}.Bytes()
-	n.hub.Deliver(bus.Reply{Conn: fa.Conn, Parts: [][]byte{ev}})
+	n.Hub.Deliver(bus.Reply{Conn: fa.Conn, Parts: [][]byte{ev}})
 	if got := readAll(t, stC); !bytes.Equal(got, ev) {
 		t.Fatalf("C got %x, want the eviction", got)
 	}
@@ -199,7 +156,7 @@ func TestReplyFindsItsStream(t *testing.T) {
 // data after the frame each end the connection; the node hears of it.
 // covers TRAN-2
 func TestConnectionEnds(t *testing.T) {
-	s, n := startServer(t, Options{FrameSizeMax: 4096})
+	s, n := startServer(t, Options{FrameSizeMax: 4096}, transport.NewHub())
 	ev := wire.Eviction{Client: wire.U128{Lo: 1}, Reason: wire.EvictStaleClient}.Bytes()
 	short := requestFrame(300, 1)
 	binary.LittleEndian.PutUint32(short[48:], 400)
@@ -208,8 +165,8 @@ func TestConnectionEnds(t *testing.T) {
 		act   func(qc *quic.Conn, id bus.ConnID)
 		wants quic.ApplicationErrorCode
 	}{
-		{"idle eviction", func(_ *quic.Conn, id bus.ConnID) { n.hub.Deliver(bus.Reply{Conn: id, Parts: [][]byte{ev}}) }, closeNormal},
-		{"node close", func(_ *quic.Conn, id bus.ConnID) { n.hub.Deliver(bus.Reply{Conn: id, Close: true}) }, closeNormal},
+		{"idle eviction", func(_ *quic.Conn, id bus.ConnID) { n.Hub.Deliver(bus.Reply{Conn: id, Parts: [][]byte{ev}}) }, closeNormal},
+		{"node close", func(_ *quic.Conn, id bus.ConnID) { n.Hub.Deliver(bus.Reply{Conn: id, Close: true}) }, closeNormal},
 		{"over the cap", func(qc *quic.Conn, _ bus.ConnID) { send(t, qc, requestFrame(4097, 1)) }, closeBadFrame},
 		{"short", func(qc *quic.Conn, _ bus.ConnID) { send(t, qc, short) }, closeBadFrame},
 		{"trailing", func(qc *quic.Conn, _ bus.ConnID) { send(t, qc, append(requestFrame(256, 1), 0)) }, closeBadFrame},
@@ -218,17 +175,17 @@ func TestConnectionEnds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			qc := dial(t, s)
 			send(t, qc, requestFrame(256, 1)) // the connection exists for the server once a stream arrives
-			f := recv(t, n.frames, "first frame")
-			recv(t, n.opened, "ConnOpened")
-			n.hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{replyFrame(1, nil)}})
+			f := transporttest.Recv(t, n.Frames, "first frame")
+			transporttest.Recv(t, n.Opened, "ConnOpened")
+			n.Hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{replyFrame(1, nil)}})
 			tc.act(qc, f.Conn)
-			if cl := recv(t, n.closed, "ConnClosed"); cl.Conn != f.Conn {
+			if cl := transporttest.Recv(t, n.Closed, "ConnClosed"); cl.Conn != f.Conn {
 				t.Fatalf("closed %d, want %d", cl.Conn, f.Conn)
 			}
 			// A frame with trailing data reached the node before the close
 			// (inbox order); drop it so the next case starts clean.
-			for len(n.frames) > 0 {
-				<-n.frames
+			for len(n.Frames) > 0 {
+				<-n.Frames
 			}
 			select {
 			case <-qc.Context().Done():
@@ -247,15 +204,52 @@ func TestConnectionEnds(t *testing.T) {
 // the connection alive once the node closes it.
 // covers TRAN-2
 func TestCloseUnblocksStuckReply(t *testing.T) {
-	s, n := startServer(t, Options{})
+	s, n := startServer(t, Options{}, transport.NewHub())
 	qc := dial(t, s)
 	send(t, qc, requestFrame(256, 1))
-	f := recv(t, n.frames, "frame")
-	recv(t, n.opened, "ConnOpened")
+	f := transporttest.Recv(t, n.Frames, "frame")
+	transporttest.Recv(t, n.Opened, "ConnOpened")
 	big := replyFrame(1, make([]byte, 32<<20)) // far beyond the client's receive window
-	n.hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{big}})
-	n.hub.Deliver(bus.Reply{Conn: f.Conn, Close: true})
-	if cl := recv(t, n.closed, "ConnClosed"); cl.Conn != f.Conn {
+	n.Hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{big}})
+	n.Hub.Deliver(bus.Reply{Conn: f.Conn, Close: true})
+	if cl := transporttest.Recv(t, n.Closed, "ConnClosed"); cl.Conn != f.Conn {
 		t.Fatalf("closed %d, want %d", cl.Conn, f.Conn)
+	}
+}
+
+// Before login a QUIC connection gets the small frame cap and must log in
+// within the grace; once the node says it is bound, full-size frames pass
+// and the deadline no longer applies. Issue 11, items 3 and 7.
+func TestPreLoginLimits(t *testing.T) {
+	const grace = 300 * time.Millisecond
+	hub := transport.NewHubLimits(transport.Limits{Grace: grace})
+	s, n := startServer(t, Options{StreamsConcurrentMax: 4}, hub)
+
+	big := dial(t, s)
+	if st, err := big.OpenStream(); err == nil {
+		// The server may close the connection before the write ends.
+		_, _ = st.Write(requestFrame(transport.PreLoginFrameBytesMax+1, 1))
+		_ = st.Close()
+	}
+	transporttest.Recv(t, n.Opened, "ConnOpened")
+	transporttest.Recv(t, n.Closed, "ConnClosed of the big frame")
+
+	silent := dial(t, s)
+	send(t, silent, requestFrame(wire.HeaderSize, 1)) // a small frame is fine
+	transporttest.Recv(t, n.Opened, "ConnOpened")
+	transporttest.Recv(t, n.Frames, "the small frame")
+	transporttest.Recv(t, n.Closed, "ConnClosed at the login deadline")
+
+	bound := dial(t, s)
+	st := send(t, bound, requestFrame(wire.HeaderSize, 1))
+	transporttest.Recv(t, n.Opened, "ConnOpened")
+	f := transporttest.Recv(t, n.Frames, "the login frame")
+	n.Hub.Deliver(bus.Reply{Conn: f.Conn, Parts: [][]byte{replyFrame(1, nil)}, Authenticated: true})
+	readAll(t, st)
+	time.Sleep(2 * grace)
+	req := requestFrame(200_000, 2)
+	send(t, bound, req)
+	if got := transporttest.Recv(t, n.Frames, "frame after login"); !bytes.Equal(got.Frame, req) {
+		t.Fatal("the frame after login differs")
 	}
 }

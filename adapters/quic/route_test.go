@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/quic-go/quic-go"
 
@@ -27,6 +28,7 @@ func (f *fakeStream) Read(p []byte) (int, error)       { return f.in.Read(p) }
 func (f *fakeStream) Write(p []byte) (int, error)      { return f.out.Write(p) }
 func (f *fakeStream) Close() error                     { f.finished = true; return nil }
 func (f *fakeStream) CancelWrite(quic.StreamErrorCode) { f.cancelled = true }
+func (f *fakeStream) SetReadDeadline(time.Time) error  { return nil }
 func newFakeStream(b []byte) *fakeStream               { return &fakeStream{in: bytes.NewReader(b)} }
 func waitingFor(ids ...uint64) (w []waitingStream) {
 	for _, id := range ids {

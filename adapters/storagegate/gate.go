@@ -27,8 +27,8 @@ const (
 	markerTemp       = MarkerFile + ".tmp"
 	markerBytesMax   = 256 // a marker is one short line; more means it is not ours
 	entriesProbedMax = 3   // enough to tell "empty", "only our temp file" and "other content" apart
-	dirPerm          = 0o755
-	filePerm         = 0o644
+	dirPerm          = 0o700
+	filePerm         = 0o600
 )
 
 // State says how Check admitted the directory.

@@ -179,3 +179,24 @@ func TestSystemPathThatIsAFileIsRefused(t *testing.T) {
 		t.Fatal("an empty path admitted")
 	}
 }
+
+// A directory the gate creates, and its marker, are the server's own: 0700
+// and 0600 (issue 11 item 8).
+func TestCreatedStorageIsPrivate(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "a")
+	dir := filepath.Join(parent, "local_data")
+	if _, err := Check(dir); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]os.FileMode{
+		parent: os.ModeDir | 0o700, dir: os.ModeDir | 0o700, filepath.Join(dir, MarkerFile): 0o600,
+	} {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode() != want {
+			t.Errorf("%s: mode %v, want %v", path, st.Mode(), want)
+		}
+	}
+}

@@ -5,7 +5,6 @@ package tcp
 
 import (
 	"crypto/tls"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,19 +12,14 @@ import (
 	"net"
 	"sync"
 
-	"github.com/iggygo/iggy/adapters/framing"
 	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
 )
 
-// replyQueueCapacity bounds the replies waiting for a slow reader; past it the
-// connection is closed rather than letting memory grow.
-const replyQueueCapacity = 1024
-
 // Server accepts connections and feeds their frames to the hub.
 type Server struct {
-	ln           net.Listener
+	ln           net.Listener // a transport.Listener, under TLS when configured
 	hub          *transport.Hub
 	frameSizeMax uint32
 	log          *slog.Logger
@@ -34,10 +28,11 @@ type Server struct {
 
 // Listen binds addr, with TLS when tlsCfg is not nil.
 func Listen(addr string, tlsCfg *tls.Config, hub *transport.Hub, frameSizeMax uint32, log *slog.Logger) (*Server, error) {
-	ln, err := net.Listen("tcp", addr)
+	raw, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("tcp listen on %s: %w", addr, err)
 	}
+	var ln net.Listener = transport.NewListener(raw, "tcp", hub.Gate(), log)
 	if tlsCfg != nil {
 		ln = tls.NewListener(ln, tlsCfg)
 	}
@@ -50,21 +45,24 @@ func Listen(addr string, tlsCfg *tls.Config, hub *transport.Hub, frameSizeMax ui
 // Addr is the bound address (useful with port 0).
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
-// Serve accepts until Close.
+// Serve accepts until Close. The listener retries the accept failures that
+// leave it sound (out of descriptors, an aborted handshake); any other
+// error ends the listener, loudly.
 func (s *Server) Serve() {
 	for {
 		nc, err := s.ln.Accept()
 		if err != nil {
 			if !errors.Is(err, net.ErrClosed) {
-				s.log.Warn("tcp accept failed", "err", err)
+				s.log.Error("tcp listener stopped: accept failed", "err", err)
 			}
 			return
 		}
-		if tc, ok := nc.(*net.TCPConn); ok {
-			_ = tc.SetNoDelay(true)
-		}
-		c := &conn{nc: nc, out: make(chan outgoing, replyQueueCapacity), done: make(chan struct{})}
-		c.id = s.hub.Open(c, bus.TransportTCP, nc.RemoteAddr().String())
+		// TCP_NODELAY (protocol-framing.md 1.1) is Go's default for every
+		// TCP connection; nc may be wrapped (the gate, TLS), so it is not
+		// set here again.
+		c := &conn{nc: nc}
+		c.q.Init()
+		c.id, c.adm = s.hub.Open(c, bus.TransportTCP, nc.RemoteAddr().String())
 		s.wg.Add(2)
 		go func() { defer s.wg.Done(); c.writeLoop() }()
 		go func() { defer s.wg.Done(); s.readLoop(c) }()
@@ -79,20 +77,13 @@ func (s *Server) readLoop(c *conn) {
 		c.Close()
 		s.hub.Closed(c.id)
 	}()
-	var header [wire.HeaderSize]byte
+	r := frameReader{conn: c.nc, adm: c.adm, limits: s.hub.Limits(), sizeMax: s.frameSizeMax}
 	for {
-		if _, err := io.ReadFull(c.nc, header[:]); err != nil {
-			return
-		}
-		size := binary.LittleEndian.Uint32(header[48:])
-		if size < wire.HeaderSize || size > s.frameSizeMax {
-			return // protocol-framing.md 1.1: a bad size closes the connection
-		}
-		// Not zeroed: the header and the body below fill every byte, and a
-		// frame that fails to arrive whole is dropped.
-		frame := framing.NewBuffer(int(size))
-		copy(frame, header[:])
-		if _, err := io.ReadFull(c.nc, frame[wire.HeaderSize:]); err != nil {
+		frame, err := r.next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				s.log.Debug("tcp connection closed", "conn", c.id, "err", err)
+			}
 			return
 		}
 		s.hub.Frame(c.id, frame)
@@ -100,40 +91,19 @@ func (s *Server) readLoop(c *conn) {
 }
 
 type conn struct {
-	id   bus.ConnID
-	nc   net.Conn
-	out  chan outgoing
-	once sync.Once
-	done chan struct{}
-}
-
-// outgoing is one queued reply and what to call once it is written.
-type outgoing struct {
-	reply   bus.Reply
-	written func() // nil: nobody waits
+	id  bus.ConnID
+	nc  net.Conn
+	adm *transport.Admission
+	q   transport.ReplyQueue
 }
 
 var _ transport.WriteReporter = (*conn)(nil)
 
-func (c *conn) Send(r bus.Reply) bool { return c.SendThen(r, nil) }
+func (c *conn) Send(r bus.Reply) bool { return c.q.Put(r, nil) }
 
-func (c *conn) SendThen(r bus.Reply, written func()) bool {
-	select {
-	case <-c.done:
-		return true
-	case c.out <- outgoing{reply: r, written: written}:
-		return true
-	default:
-		return false
-	}
-}
+func (c *conn) SendThen(r bus.Reply, written func()) bool { return c.q.Put(r, written) }
 
-func (c *conn) Close() {
-	c.once.Do(func() {
-		close(c.done)
-		_ = c.nc.Close()
-	})
-}
+func (c *conn) Close() { c.q.End(func() { _ = c.nc.Close() }) }
 
 // writeBatchRepliesMax bounds the queued replies joined into one vectored
 // write: one writev per burst instead of one per reply.
@@ -146,47 +116,36 @@ func (c *conn) writeLoop() {
 	var parts [][]byte
 	var written []func()
 	for {
-		select {
-		case <-c.done:
+		o, ok := c.q.Next()
+		if !ok {
 			return
-		case o := <-c.out:
-			parts, written = queue(parts[:0], written[:0], o)
-			for range writeBatchRepliesMax - 1 {
-				more, ok := c.next()
-				if !ok {
-					break
-				}
-				parts, written = queue(parts, written, more)
+		}
+		parts, written = queue(parts[:0], written[:0], o)
+		for range writeBatchRepliesMax - 1 {
+			more, ok := c.q.TryNext()
+			if !ok {
+				break
 			}
-			bufs := net.Buffers(parts)
-			_, err := bufs.WriteTo(c.nc)
-			for _, w := range written {
-				w()
-			}
-			clear(parts) // keep no reply bytes alive until the next burst
-			clear(written)
-			if err != nil {
-				c.Close()
-				return
-			}
+			parts, written = queue(parts, written, more)
+		}
+		bufs := net.Buffers(parts)
+		_, err := bufs.WriteTo(c.nc)
+		for _, w := range written {
+			w()
+		}
+		clear(parts) // keep no reply bytes alive until the next burst
+		clear(written)
+		if err != nil {
+			c.Close()
+			return
 		}
 	}
 }
 
-// next takes a queued reply without waiting.
-func (c *conn) next() (outgoing, bool) {
-	select {
-	case o := <-c.out:
-		return o, true
-	default:
-		return outgoing{}, false
-	}
-}
-
-func queue(parts [][]byte, written []func(), o outgoing) ([][]byte, []func()) {
-	parts = append(parts, o.reply.Parts...)
-	if o.written != nil {
-		written = append(written, o.written)
+func queue(parts [][]byte, written []func(), o transport.Outgoing) ([][]byte, []func()) {
+	parts = append(parts, o.Reply.Parts...)
+	if o.Written != nil {
+		written = append(written, o.Written)
 	}
 	return parts, written
 }

@@ -15,7 +15,8 @@ import (
 func TestWriteLoopOrderAndWrittenCallbacks(t *testing.T) {
 	server, client := net.Pipe()
 	defer client.Close()
-	c := &conn{nc: server, out: make(chan outgoing, replyQueueCapacity), done: make(chan struct{})}
+	c := &conn{nc: server}
+	c.q.Init()
 	var want bytes.Buffer
 	var calls atomic.Int32
 	const replies = 3 * writeBatchRepliesMax

@@ -6,6 +6,7 @@ package transport
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/iggygo/iggy/io/bus"
 )
@@ -37,26 +38,63 @@ type WriteReporter interface {
 type Hub struct {
 	inbox  chan any
 	nextID atomic.Uint64
-	conns  sync.Map // bus.ConnID -> Conn
+	conns  sync.Map // bus.ConnID -> *entry
+	limits Limits
+	budget *budget // nil without limits
+	gate   *Gate   // nil without a connection bound
+}
+
+// entry is one registered connection.
+type entry struct {
+	conn Conn
+	adm  *Admission
 }
 
 // inboxCapacity bounds the inputs waiting for the node loop; readers block
 // when it is full, which is the back-pressure on clients.
 const inboxCapacity = 4096
 
-func NewHub() *Hub {
-	return &Hub{inbox: make(chan any, inboxCapacity)}
+// NewHub is a hub without deadlines or pre-login limits (tests of one
+// transport); the server uses NewHubLimits.
+func NewHub() *Hub { return NewHubLimits(Limits{}) }
+
+// NewHubLimits is a hub whose client connections (all but HTTP's, which
+// the HTTP adapter binds itself) must log in within l.Grace and are held
+// to the pre-login caps until they do.
+func NewHubLimits(l Limits) *Hub {
+	h := &Hub{inbox: make(chan any, inboxCapacity), limits: l, gate: NewGate(l.ConnectionsMax)}
+	if l.Grace > 0 {
+		h.budget = &budget{max: PreLoginBytesMax}
+	}
+	return h
 }
+
+// Limits are the hub's connection limits.
+func (h *Hub) Limits() Limits { return h.limits }
+
+// Gate bounds the connections of every listener of the hub (nil: none).
+func (h *Hub) Gate() *Gate { return h.gate }
 
 // Inbox is read by the node loop only.
 func (h *Hub) Inbox() <-chan any { return h.inbox }
 
-// Open registers c and tells the node.
-func (h *Hub) Open(c Conn, t bus.Transport, addr string) bus.ConnID {
+// Open registers c and tells the node. The Admission is the connection's
+// standing before login, which its reader consults; a connection that has
+// not logged in when the grace ends is closed.
+func (h *Hub) Open(c Conn, t bus.Transport, addr string) (bus.ConnID, *Admission) {
 	id := bus.ConnID(h.nextID.Add(1))
-	h.conns.Store(id, c)
+	adm := &Admission{}
+	if h.budget != nil && t != bus.TransportHTTP {
+		adm.budget = h.budget
+		adm.deadline = time.AfterFunc(h.limits.Grace, func() {
+			if !adm.Authenticated() {
+				c.Close()
+			}
+		})
+	}
+	h.conns.Store(id, &entry{conn: c, adm: adm})
 	h.inbox <- bus.ConnOpened{Conn: id, Transport: t, Addr: addr}
-	return id
+	return id, adm
 }
 
 // Frame hands a complete request frame to the node.
@@ -69,7 +107,8 @@ func (h *Hub) Input(in any) { h.inbox <- in }
 // Closed forgets id and tells the node (implicit logout).
 func (h *Hub) Closed(id bus.ConnID) {
 	// LoadAndDelete: of two racing Closed calls only one tells the node.
-	if _, ok := h.conns.LoadAndDelete(id); ok {
+	if v, ok := h.conns.LoadAndDelete(id); ok {
+		v.(*entry).adm.close()
 		h.inbox <- bus.ConnClosed{Conn: id}
 	}
 }
@@ -85,7 +124,9 @@ func (h *Hub) DeliverThen(r bus.Reply, written func()) {
 	if !ok {
 		return
 	}
-	c := v.(Conn)
+	e := v.(*entry)
+	e.adm.replied(r.Authenticated)
+	c := e.conn
 	if len(r.Parts) > 0 && !send(c, r, written) {
 		c.Close()
 		return
@@ -106,7 +147,7 @@ func send(c Conn, r bus.Reply, written func()) bool {
 // CloseAll closes every connection (shutdown).
 func (h *Hub) CloseAll() {
 	h.conns.Range(func(_, v any) bool {
-		v.(Conn).Close()
+		v.(*entry).conn.Close()
 		return true
 	})
 }

@@ -37,7 +37,7 @@ func TestDeliverFromManyLoops(t *testing.T) {
 	defer close(stop)
 	go drain(h, stop)
 	target := &countConn{}
-	id := h.Open(target, bus.TransportTCP, "a")
+	id, _ := h.Open(target, bus.TransportTCP, "a")
 	var wg sync.WaitGroup
 	for range loops {
 		wg.Go(func() {
@@ -48,7 +48,7 @@ func TestDeliverFromManyLoops(t *testing.T) {
 	}
 	wg.Go(func() {
 		for range repliesPerLoop {
-			other := h.Open(&countConn{}, bus.TransportTCP, "b")
+			other, _ := h.Open(&countConn{}, bus.TransportTCP, "b")
 			h.Closed(other)
 		}
 	})
@@ -62,7 +62,7 @@ func TestDeliverFromManyLoops(t *testing.T) {
 func TestClosedConnection(t *testing.T) {
 	h := NewHub()
 	c := &countConn{}
-	id := h.Open(c, bus.TransportTCP, "a")
+	id, _ := h.Open(c, bus.TransportTCP, "a")
 	if _, ok := (<-h.Inbox()).(bus.ConnOpened); !ok {
 		t.Fatal("the node was not told of the open")
 	}

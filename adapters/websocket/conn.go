@@ -2,16 +2,12 @@ package websocket
 
 import (
 	"context"
-	"sync"
 
 	ws "github.com/coder/websocket"
 
+	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/io/bus"
 )
-
-// replyQueueCapacity bounds the replies waiting for a slow reader; past it the
-// connection is closed rather than letting memory grow (as on TCP).
-const replyQueueCapacity = 1024
 
 // replyChunkBytesMax bounds one WebSocket frame of a reply message. The
 // SDKs' WebSocket clients refuse frames above 16 MiB by default (config.md
@@ -24,33 +20,24 @@ type conn struct {
 	ws     *ws.Conn
 	ctx    context.Context // cancelled by Close: unblocks a stuck read or write
 	cancel context.CancelFunc
-	out    chan bus.Reply
-	once   sync.Once
-	done   chan struct{}
+	adm    *transport.Admission
+	q      transport.ReplyQueue
 }
 
 func newConn(c *ws.Conn) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &conn{ws: c, ctx: ctx, cancel: cancel, out: make(chan bus.Reply, replyQueueCapacity), done: make(chan struct{})}
+	cn := &conn{ws: c, ctx: ctx, cancel: cancel}
+	cn.q.Init()
+	return cn
 }
 
 // Send queues r without blocking (transport.Conn).
-func (c *conn) Send(r bus.Reply) bool {
-	select {
-	case <-c.done:
-		return true
-	case c.out <- r:
-		return true
-	default:
-		return false
-	}
-}
+func (c *conn) Send(r bus.Reply) bool { return c.q.Put(r, nil) }
 
 // Close drops the connection at once. It runs on the node loop (through the
 // hub), so it must not wait for a close handshake.
 func (c *conn) Close() {
-	c.once.Do(func() {
-		close(c.done)
+	c.q.End(func() {
 		c.cancel()
 		_ = c.ws.CloseNow()
 	})
@@ -65,17 +52,7 @@ func (c *conn) refuse(err error) {
 }
 
 func (c *conn) writeLoop() {
-	for {
-		select {
-		case <-c.done:
-			return
-		case r := <-c.out:
-			if err := c.write(r); err != nil {
-				c.Close()
-				return
-			}
-		}
-	}
+	c.q.Drain(func(o transport.Outgoing) bool { return c.write(o.Reply) == nil }, c.Close)
 }
 
 // write sends one reply as one binary message.

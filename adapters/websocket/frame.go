@@ -14,11 +14,11 @@ var errText = errors.New("text message on a binary-protocol connection")
 
 // readMessage cuts the one frame a message carries: a binary message whose
 // length is exactly the frame's declared size, within sizeMax.
-func readMessage(typ ws.MessageType, r io.Reader, sizeMax uint32) ([]byte, error) {
+func readMessage(typ ws.MessageType, r io.Reader, sizeMax uint32, hold func(int) bool) ([]byte, error) {
 	if typ != ws.MessageBinary {
 		return nil, errText
 	}
-	frame, err := framing.Read(r, sizeMax)
+	frame, err := framing.Read(r, sizeMax, hold)
 	if err != nil {
 		return nil, err
 	}

@@ -42,10 +42,11 @@ type Server struct {
 
 // Listen binds addr, with TLS when tlsCfg is not nil.
 func Listen(addr string, tlsCfg *tls.Config, hub *transport.Hub, opts Options, log *slog.Logger) (*Server, error) {
-	ln, err := net.Listen("tcp", addr)
+	raw, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("websocket listen on %s: %w", addr, err)
 	}
+	var ln net.Listener = transport.NewListener(raw, "websocket", hub.Gate(), log)
 	if tlsCfg != nil {
 		ln = tls.NewListener(ln, tlsCfg)
 	}
@@ -91,7 +92,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The library reads one byte past the limit to see a message is too big.
 	c.SetReadLimit(int64(s.opts.FrameSizeMax))
 	cn := newConn(c)
-	cn.id = s.hub.Open(cn, bus.TransportWebSocket, r.RemoteAddr)
+	cn.id, cn.adm = s.hub.Open(cn, bus.TransportWebSocket, r.RemoteAddr)
 	go cn.writeLoop()
 	s.readLoop(cn)
 }
@@ -108,7 +109,20 @@ func (s *Server) readLoop(c *conn) {
 		if err != nil {
 			return
 		}
-		frame, err := readMessage(typ, r, s.opts.FrameSizeMax)
+		// The pre-login cap until the login succeeds, checked against the
+		// frame's size field before its body is read.
+		sizeMax := c.adm.FrameSizeMax(s.opts.FrameSizeMax)
+		// The message started: it must arrive whole by its deadline,
+		// or the connection is closed (a stalled half message holds
+		// nothing for long). Between messages, no deadline.
+		var late *time.Timer
+		if d := s.hub.Limits().FrameDeadline(time.Now(), int(sizeMax)); !d.IsZero() {
+			late = time.AfterFunc(time.Until(d), c.Close)
+		}
+		frame, err := readMessage(typ, r, sizeMax, c.adm.Hold)
+		if late != nil {
+			late.Stop()
+		}
 		if err != nil {
 			s.log.Debug("websocket frame refused", "conn", c.id, "err", err)
 			c.refuse(err)

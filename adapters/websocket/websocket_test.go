@@ -11,69 +11,24 @@ import (
 	ws "github.com/coder/websocket"
 
 	"github.com/iggygo/iggy/adapters/transport"
+	"github.com/iggygo/iggy/adapters/transport/transporttest"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
 )
 
-const testTimeout = 10 * time.Second
-
-// fakeNode stands in for the node loop: it drains the hub's inbox into channels.
-type fakeNode struct {
-	hub    *transport.Hub
-	opened chan bus.ConnOpened
-	frames chan bus.ClientFrame
-	closed chan bus.ConnClosed
-}
-
-func startServer(t *testing.T, opts Options) (*Server, *fakeNode) {
+// startServer listens on a free port and serves hub.
+func startServer(t *testing.T, opts Options, hub *transport.Hub) (*Server, *transporttest.Node) {
 	t.Helper()
-	hub := transport.NewHub()
 	s, err := Listen("127.0.0.1:0", nil, hub, opts, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve()
-	n := &fakeNode{hub: hub, opened: make(chan bus.ConnOpened, 16), frames: make(chan bus.ClientFrame, 16), closed: make(chan bus.ConnClosed, 16)}
-	stop := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case in := <-hub.Inbox():
-				switch m := in.(type) {
-				case bus.ConnOpened:
-					n.opened <- m
-				case bus.ClientFrame:
-					n.frames <- m
-				case bus.ConnClosed:
-					n.closed <- m
-				}
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		_ = s.Close()
-		hub.CloseAll()
-		close(stop)
-	})
-	return s, n
-}
-
-func recv[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(testTimeout):
-		t.Fatalf("no %s within %v", what, testTimeout)
-		panic("unreachable")
-	}
+	return s, transporttest.Run(t, hub, s.Serve, s.Close)
 }
 
 func dial(t *testing.T, s *Server) *ws.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), transporttest.Timeout)
 	defer cancel()
 	c, _, err := ws.Dial(ctx, "ws://"+s.Addr().String()+"/", nil)
 	if err != nil {
@@ -99,9 +54,9 @@ func requestFrame(size int) []byte {
 // reply out is one binary message, even when its parts exceed a frame chunk.
 // covers TRAN-3
 func TestFrameRoundTrip(t *testing.T) {
-	s, n := startServer(t, Options{})
+	s, n := startServer(t, Options{}, transport.NewHub())
 	c := dial(t, s)
-	open := recv(t, n.opened, "ConnOpened")
+	open := transporttest.Recv(t, n.Opened, "ConnOpened")
 	if open.Transport != bus.TransportWebSocket {
 		t.Fatalf("transport %d, want WebSocket", open.Transport)
 	}
@@ -111,14 +66,14 @@ func TestFrameRoundTrip(t *testing.T) {
 		if err := c.Write(ctx, ws.MessageBinary, req); err != nil {
 			t.Fatal(err)
 		}
-		f := recv(t, n.frames, "frame")
+		f := transporttest.Recv(t, n.Frames, "frame")
 		if f.Conn != open.Conn || !bytes.Equal(f.Frame, req) {
 			t.Fatalf("frame of %d bytes differs from the %d sent", len(f.Frame), size)
 		}
 	}
 	big := bytes.Repeat([]byte{0xAB}, 3*replyChunkBytesMax+5)
 	want := append(requestFrame(wire.HeaderSize), big...)
-	n.hub.Deliver(bus.Reply{Conn: open.Conn, Parts: [][]byte{want[:wire.HeaderSize], big}})
+	n.Hub.Deliver(bus.Reply{Conn: open.Conn, Parts: [][]byte{want[:wire.HeaderSize], big}})
 	typ, got, err := c.Read(ctx)
 	if err != nil || typ != ws.MessageBinary || !bytes.Equal(got, want) {
 		t.Fatalf("reply: type %v, %d bytes (want %d), err %v", typ, len(got), len(want), err)
@@ -145,11 +100,11 @@ func TestBadMessagesClose(t *testing.T) {
 		{"tiny", ws.MessageBinary, []byte{1, 2, 3}, ws.StatusPolicyViolation},
 		{"over the cap", ws.MessageBinary, requestFrame(capBytes + 1), ws.StatusPolicyViolation},
 	}
-	s, n := startServer(t, Options{FrameSizeMax: capBytes})
+	s, n := startServer(t, Options{FrameSizeMax: capBytes}, transport.NewHub())
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := dial(t, s)
-			open := recv(t, n.opened, "ConnOpened")
+			open := transporttest.Recv(t, n.Opened, "ConnOpened")
 			if err := c.Write(context.Background(), tc.typ, tc.msg); err != nil {
 				t.Fatal(err)
 			}
@@ -157,11 +112,11 @@ func TestBadMessagesClose(t *testing.T) {
 			if got := ws.CloseStatus(err); got != tc.status {
 				t.Fatalf("close status %v (err %v), want %v", got, err, tc.status)
 			}
-			if cl := recv(t, n.closed, "ConnClosed"); cl.Conn != open.Conn {
+			if cl := transporttest.Recv(t, n.Closed, "ConnClosed"); cl.Conn != open.Conn {
 				t.Fatalf("closed %d, want %d", cl.Conn, open.Conn)
 			}
 			select {
-			case f := <-n.frames:
+			case f := <-n.Frames:
 				t.Fatalf("a refused message reached the node: %d bytes", len(f.Frame))
 			default:
 			}
@@ -172,14 +127,14 @@ func TestBadMessagesClose(t *testing.T) {
 // A reply with Close drops the connection; the client sees it end.
 // covers TRAN-3
 func TestNodeCloseEndsConnection(t *testing.T) {
-	s, n := startServer(t, Options{})
+	s, n := startServer(t, Options{}, transport.NewHub())
 	c := dial(t, s)
-	open := recv(t, n.opened, "ConnOpened")
-	n.hub.Deliver(bus.Reply{Conn: open.Conn, Close: true})
+	open := transporttest.Recv(t, n.Opened, "ConnOpened")
+	n.Hub.Deliver(bus.Reply{Conn: open.Conn, Close: true})
 	if _, _, err := c.Read(context.Background()); err == nil {
 		t.Fatal("read succeeded on a closed connection")
 	}
-	recv(t, n.closed, "ConnClosed")
+	transporttest.Recv(t, n.Closed, "ConnClosed")
 }
 
 // FuzzReadMessage: any message gives its one frame or an error, never a panic.
@@ -194,7 +149,7 @@ func FuzzReadMessage(f *testing.F) {
 		if binaryMsg {
 			typ = ws.MessageBinary
 		}
-		frame, err := readMessage(typ, bytes.NewReader(msg), wire.FrameSizeMax)
+		frame, err := readMessage(typ, bytes.NewReader(msg), wire.FrameSizeMax, nil)
 		if err != nil {
 			return
 		}
@@ -211,13 +166,55 @@ func FuzzReadMessage(f *testing.F) {
 // connection alive once the node closes it.
 // covers TRAN-3
 func TestCloseUnblocksStuckReply(t *testing.T) {
-	s, n := startServer(t, Options{})
+	s, n := startServer(t, Options{}, transport.NewHub())
 	dial(t, s)
-	open := recv(t, n.opened, "ConnOpened")
+	open := transporttest.Recv(t, n.Opened, "ConnOpened")
 	big := append(requestFrame(wire.HeaderSize), make([]byte, 32<<20)...) // beyond the socket buffers
-	n.hub.Deliver(bus.Reply{Conn: open.Conn, Parts: [][]byte{big}})
-	n.hub.Deliver(bus.Reply{Conn: open.Conn, Close: true})
-	if cl := recv(t, n.closed, "ConnClosed"); cl.Conn != open.Conn {
+	n.Hub.Deliver(bus.Reply{Conn: open.Conn, Parts: [][]byte{big}})
+	n.Hub.Deliver(bus.Reply{Conn: open.Conn, Close: true})
+	if cl := transporttest.Recv(t, n.Closed, "ConnClosed"); cl.Conn != open.Conn {
 		t.Fatalf("closed %d, want %d", cl.Conn, open.Conn)
+	}
+}
+
+// A WebSocket client without a login may send frames of at most 16 KiB and
+// is cut off when the grace ends; a bound one sends full-size frames and
+// may idle past it. Issue 11, items 3 and 7.
+func TestLoginLimits(t *testing.T) {
+	ctx := context.Background()
+	limits := transport.Limits{Grace: 300 * time.Millisecond}
+	hub := transport.NewHubLimits(limits)
+	s, n := startServer(t, Options{}, hub)
+
+	big := dial(t, s)
+	transporttest.Recv(t, n.Opened, "ConnOpened")
+	if err := big.Write(ctx, ws.MessageBinary, requestFrame(transport.PreLoginFrameBytesMax+1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := big.Read(ctx); err == nil {
+		t.Fatal("a frame above the pre-login cap was answered")
+	}
+	transporttest.Recv(t, n.Closed, "ConnClosed of the big frame")
+
+	silent := dial(t, s)
+	transporttest.Recv(t, n.Opened, "ConnOpened")
+	if _, _, err := silent.Read(ctx); err == nil {
+		t.Fatal("a silent connection got a message")
+	}
+	transporttest.Recv(t, n.Closed, "ConnClosed at the login deadline")
+
+	bound := dial(t, s)
+	open := transporttest.Recv(t, n.Opened, "ConnOpened")
+	hub.Deliver(bus.Reply{Conn: open.Conn, Parts: [][]byte{requestFrame(wire.HeaderSize)}, Authenticated: true})
+	if _, _, err := bound.Read(ctx); err != nil {
+		t.Fatalf("the login reply: %v", err)
+	}
+	time.Sleep(2 * limits.Grace)
+	req := requestFrame(70_000)
+	if err := bound.Write(ctx, ws.MessageBinary, req); err != nil {
+		t.Fatal(err)
+	}
+	if f := transporttest.Recv(t, n.Frames, "frame after login"); !bytes.Equal(f.Frame, req) {
+		t.Fatal("the frame after login differs")
 	}
 }

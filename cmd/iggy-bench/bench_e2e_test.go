@@ -160,7 +160,7 @@ func checkResult(t *testing.T, obj map[string]any, actors int) {
 	}
 }
 
-// covers TOOL-13, TOOL-14, TOOL-15
+// covers TOOL-12, TOOL-13, TOOL-14, TOOL-15
 func TestBenchAgainstServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the server")
@@ -169,6 +169,7 @@ func TestBenchAgainstServer(t *testing.T) {
 	common := []string{"--addr", addr, "--actors", "2", "--message-size", "1000", "--messages-per-batch", "100", "--duration", "1s"}
 	checkResult(t, benchJSON(t, append([]string{"pinned-producer"}, common...)...), 2)
 	checkResult(t, benchJSON(t, append([]string{"pinned-consumer"}, common...)...), 2)
+	checkResult(t, benchJSON(t, append([]string{"pinned-consumer", "--cold", "--stream-prefix", "cold"}, common...)...), 2)
 	checkResult(t, benchJSON(t, append([]string{"pinned-producer", "--durability", "persisted"}, common...)...), 2)
 	pc := benchJSON(t, append([]string{"pinned-producer-and-consumer"}, common...)...)
 	checkResult(t, pc, 4)
@@ -179,6 +180,13 @@ func TestBenchAgainstServer(t *testing.T) {
 	g := benchJSON(t, append([]string{"consumer-group", "--partitions", "2"}, counted...)...)
 	if g["total_messages"] != float64(4000) {
 		t.Errorf("consumer group read %v messages, want 4000", g["total_messages"])
+	}
+	// A warm-up may read everything; the group starts over after it and the
+	// measured phase reads it all again (TOOL-12).
+	gw := benchJSON(t, append([]string{"consumer-group", "--partitions", "2", "--warmup", "300ms",
+		"--stream-prefix", "warm"}, counted...)...)
+	if gw["total_messages"] != float64(4000) {
+		t.Errorf("consumer group after a warm-up read %v messages, want 4000", gw["total_messages"])
 	}
 	b := benchJSON(t, append([]string{"balanced-producer", "--warmup", "200ms", "--rate-limit", "50MB/s"}, counted...)...)
 	if b["total_messages"] != float64(4000) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/iggygo/iggy/client"
@@ -72,10 +73,11 @@ func (cs *consumer) measured(messages uint64) { cs.read += messages }
 
 // rewind starts a pinned consumer over after the warm-up (TOOL-12); one
 // following a producer keeps its place.
-func (cs *consumer) rewind() {
+func (cs *consumer) rewind() error {
 	if !cs.follow {
 		clear(cs.next)
 	}
+	return nil
 }
 
 func (cs *consumer) finished() bool { return cs.target > 0 && cs.read >= cs.target }
@@ -94,11 +96,17 @@ type groupConsumer struct {
 	stale      bool // sync before the next poll
 	// next is, per partition, the offset after the last message this member
 	// read; a partition it has not read yet may start anywhere.
-	next map[uint32]uint64
-	// consumed counts the messages of the whole group; the group is done
-	// when it reaches total.
-	consumed *atomic.Uint64
-	total    uint64
+	next   map[uint32]uint64
+	shared *groupShared
+	total  uint64
+}
+
+// groupShared is what the members of one group share: the messages the
+// whole group read (it is done when they reach total), started over once
+// by the first member to rewind.
+type groupShared struct {
+	consumed atomic.Uint64
+	reset    sync.Once
 }
 
 func (g *groupConsumer) sync() error {
@@ -139,10 +147,27 @@ func (g *groupConsumer) step() (uint64, error) {
 		return 0, err
 	}
 	g.next[part] = next
-	g.consumed.Add(uint64(len(msgs)))
+	g.shared.consumed.Add(uint64(len(msgs)))
 	return uint64(len(msgs)), nil
 }
 
 func (g *groupConsumer) measured(uint64) {}
-func (g *groupConsumer) rewind()         {}
-func (g *groupConsumer) finished() bool  { return g.consumed.Load() >= g.total }
+func (g *groupConsumer) finished() bool  { return g.shared.consumed.Load() >= g.total }
+
+// rewind starts the group over after the warm-up (TOOL-12): the group's
+// count restarts, and each member deletes the group's offsets of the
+// partitions it owns, so the next polls read them from the start.
+func (g *groupConsumer) rewind() error {
+	g.shared.reset.Do(func() { g.shared.consumed.Store(0) })
+	if err := g.sync(); err != nil {
+		return err
+	}
+	for _, part := range g.assignment {
+		err := g.c.DeleteOffset(client.GroupConsumer(g.group), g.t.stream, g.t.topic, part)
+		if err != nil && !client.IsCode(err, wire.ConsumerOffsetNotFound) {
+			return fmt.Errorf("delete the group's offset of partition %d: %w", part, err)
+		}
+	}
+	clear(g.next)
+	return nil
+}

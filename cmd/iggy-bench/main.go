@@ -56,6 +56,11 @@ func bench1(p *params, out, errOut io.Writer) error {
 		return err
 	}
 	defer b.close()
+	if p.Cold {
+		if err := dropPageCache(); err != nil {
+			return err
+		}
+	}
 	if path := os.Getenv(cpuProfileEnv); path != "" {
 		stop, err := startCPUProfile(path)
 		if err != nil {

@@ -59,6 +59,7 @@ type params struct {
 	JSON             bool    `json:"-"`
 	Cleanup          bool    `json:"cleanup,omitempty"`
 	ServerPID        int     `json:"server_pid,omitempty"`
+	Cold             bool    `json:"cold,omitempty"`
 
 	duration time.Duration
 	warmup   time.Duration
@@ -89,6 +90,7 @@ func parseParams(args []string, errOut io.Writer) (params, error) {
 	fs.StringVar(&p.SegmentSize, "segment-size", "", `topic option segment_size, e.g. "256 MiB"; empty = server default`)
 	fs.BoolVar(&p.JSON, "json", false, "print one JSON object instead of text")
 	fs.BoolVar(&p.Cleanup, "cleanup", false, "delete the bench streams at the end")
+	fs.BoolVar(&p.Cold, "cold", false, "consumer workloads: drop the page cache after the prefill, so the measured reads come from the device (needs root and a server on this machine; a warm-up would warm it again)")
 	fs.IntVar(&p.ServerPID, "server-pid", 0, "the server's process id (same machine): report its CPU seconds and the bench's over the measured phase (after the logins and the warm-up), and per GB")
 	fs.Usage = func() {
 		fmt.Fprintf(errOut, "usage: iggy-bench <%s> [flags]\n", strings.Join(workloads, "|"))
@@ -201,6 +203,9 @@ func (p *params) validate() error {
 		"--durability %q: want none, replicated or persisted", p.Durability)
 	check(p.ServerPID >= 0, "--server-pid must not be negative")
 	check(p.StreamPrefix != "" && len(p.StreamPrefix) <= 200, "--stream-prefix must be 1..200 bytes")
+	check(!p.Cold || p.Workload == workloadPinnedConsumer || p.Workload == workloadConsumerGroup,
+		"--cold applies to pinned-consumer and consumer-group")
+	check(!p.Cold || p.warmup == 0, "--cold reads from the device: a warm-up would fill the page cache again")
 	return errors.Join(errs...)
 }
 

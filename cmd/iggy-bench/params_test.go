@@ -41,6 +41,8 @@ func TestParseRefusals(t *testing.T) {
 		"pinned-producer --duration 1s --actors 2 --streams 1",
 		"pinned-producer --duration 1s --message-size 1000000 --messages-per-batch 1000",
 		"pinned-producer --duration 1s --rate-limit fast",
+		"pinned-producer --duration 1s --cold",
+		"pinned-consumer --duration 1s --cold --warmup 1s",
 	} {
 		if _, err := parseParams(strings.Fields(args), io.Discard); err == nil {
 			t.Errorf("%q accepted", args)

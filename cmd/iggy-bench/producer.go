@@ -132,5 +132,5 @@ func (pr *producer) step() (uint64, error) {
 }
 
 func (pr *producer) measured(uint64) { pr.batches++ }
-func (pr *producer) rewind()         {}
+func (pr *producer) rewind() error   { return nil }
 func (pr *producer) finished() bool  { return pr.target > 0 && pr.batches >= pr.target }

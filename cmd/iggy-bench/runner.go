@@ -26,8 +26,9 @@ type worker interface {
 	step() (messages uint64, err error)
 	// measured counts a step of the measured phase.
 	measured(messages uint64)
-	// rewind is called once, between the warm-up and the measured phase.
-	rewind()
+	// rewind is called once, between the warm-up and the measured phase,
+	// so a consumer reads in the measured phase what it read in the warm-up.
+	rewind() error
 	// finished reports that the actor's work is done: its share of
 	// --total-messages, or everything there was to read.
 	finished() bool
@@ -86,7 +87,9 @@ func (r *runner) drive(a *actor, warmupEnd time.Time) error {
 		}
 		idle = idleBackoff(n, idle)
 	}
-	a.w.rewind()
+	if err := a.w.rewind(); err != nil {
+		return fmt.Errorf("rewind after the warm-up: %w", err)
+	}
 	a.st.Start = time.Now()
 	a.st.End = a.st.Start
 	deadline := a.st.Start.Add(r.p.duration)

@@ -17,7 +17,7 @@ type fakeWorker struct {
 
 func (f *fakeWorker) step() (uint64, error) { f.steps++; return 10, nil }
 func (f *fakeWorker) measured(uint64)       { f.measuredSteps++ }
-func (f *fakeWorker) rewind()               { f.rewinds++; f.stepsAtRewind = f.steps }
+func (f *fakeWorker) rewind() error         { f.rewinds++; f.stepsAtRewind = f.steps; return nil }
 func (f *fakeWorker) finished() bool        { return f.measuredSteps >= f.limit }
 
 // covers TOOL-12

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"sync/atomic"
 
 	"github.com/iggygo/iggy/client"
 	"github.com/iggygo/iggy/cmd/iggy-bench/stats"
@@ -135,7 +134,7 @@ func (b *bench) groupConsumers(admin *client.Client, p *params) error {
 		return err
 	}
 	groups := make([]wire.Identifier, len(b.targets))
-	consumed := make([]atomic.Uint64, len(b.targets))
+	shared := make([]groupShared, len(b.targets))
 	for i, t := range b.targets {
 		if groups[i], err = freshGroup(admin, t); err != nil {
 			return err
@@ -149,7 +148,7 @@ func (b *bench) groupConsumers(admin *client.Client, p *params) error {
 				return nil, fmt.Errorf("join %s of %s: %w", groupName, b.targets[s].name, err)
 			}
 			return &groupConsumer{c: c, p: p, t: b.targets[s], group: groups[s], next: map[uint32]uint64{},
-				consumed: &consumed[s], total: total}, nil
+				shared: &shared[s], total: total}, nil
 		})
 		if err != nil {
 			return err

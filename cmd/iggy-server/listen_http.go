@@ -17,7 +17,7 @@ func (l *httpListener) startHTTP(cfg *config.Config, hub *transport.Hub, log *sl
 	if !cfg.HTTP.Enabled {
 		return nil
 	}
-	s, err := httpapi.New(httpapi.Options{HTTP: cfg.HTTP, Log: log, DataDir: cfg.System.Path}, hub)
+	s, err := httpapi.New(httpapi.Options{HTTP: cfg.HTTP, Log: log, DataDir: cfg.System.Path, Grace: cfg.MessageBus.HandshakeGrace}, hub)
 	if err != nil {
 		return fmt.Errorf("http: %w", err)
 	}

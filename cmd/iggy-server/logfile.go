@@ -22,6 +22,13 @@ const (
 	logArchiveTime   = "20060102T150405.000000000"
 )
 
+// The log may name users, streams and client addresses: only the server's
+// own user reads it, like the data files.
+const (
+	logDirPerm  = 0o700
+	logFilePerm = 0o600
+)
+
 // logArchivesListedMax bounds the archives one prune looks at; rotation
 // by size with a total cap keeps far fewer.
 const logArchivesListedMax = 100_000
@@ -69,7 +76,7 @@ func (w *logFile) Start() error {
 	if w.started {
 		return nil
 	}
-	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+	if err := os.MkdirAll(w.dir, logDirPerm); err != nil {
 		return err
 	}
 	if err := w.open(); err != nil {
@@ -85,7 +92,7 @@ func (w *logFile) Start() error {
 }
 
 func (w *logFile) open() error {
-	f, err := os.OpenFile(filepath.Join(w.dir, logFileName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(filepath.Join(w.dir, logFileName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, logFilePerm)
 	if err != nil {
 		return err
 	}

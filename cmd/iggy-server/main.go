@@ -55,6 +55,11 @@ func run(args []string) int {
 			fmt.Fprintln(os.Stderr, "iggy-server:", err)
 			return 2
 		}
+		var fds *fdLimitError
+		if errors.As(err, &fds) {
+			fmt.Fprintln(os.Stderr, "iggy-server:", err)
+			return exitFDLimit
+		}
 		fmt.Fprintln(os.Stderr, "iggy-server:", err)
 		return 1
 	}

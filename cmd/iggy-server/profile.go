@@ -50,7 +50,7 @@ func writeHeapProfile(path string) {
 	if path == "" {
 		return
 	}
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "iggy-server: heap profile:", err)
 		return
@@ -99,7 +99,7 @@ func startCPUOnly() (stop func()) {
 
 // begin and end run with mu held; a failure is reported and profiling stays off.
 func (p *cpuProfile) begin() {
-	f, err := os.Create(p.path)
+	f, err := os.OpenFile(p.path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "iggy-server: cpu profile:", err)
 		return

@@ -28,7 +28,8 @@ import (
 const serverVersion = "0.10.0-go"
 
 // jobWorkers run the node's compute jobs (argon2id, diagnostic archives) off
-// the loop, one per core of the target machine.
+// the loop, one per core of the target machine. The node hands out as many
+// login checks at once (core/node/logins.go), so none waits behind another.
 const jobWorkers = 2
 
 // diskRequestsQueuedMax bounds the disk requests in flight; the node's own
@@ -49,7 +50,12 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	}
 	log, logFile := configuredLogger(cfg, infos, warnings)
 	defer logFile.Close()
-	raiseOpenFileLimit(log)
+	plan, planLine := planShards(cfg, runtime.NumCPU())
+	// Before storage is touched: a limit too low refuses the start (OPS-15).
+	connsMax, err := connectionsMax(cfg, plan.count, raiseOpenFileLimit(log))
+	if err != nil {
+		return err
+	}
 	notify := newNotifier(log, stop)
 	defer notify.Close()
 	root, err := prepareStorage(cfg, f)
@@ -60,17 +66,22 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err != nil {
 		return err
 	}
-	plan, planLine := planShards(cfg, runtime.NumCPU())
 	log.Info(planLine)
 	if err := plan.pin(); err != nil {
 		log.Warn("cannot pin the server's threads; they run unpinned", "err", err)
 	}
-	hub := transport.NewHub()
+	hub := transport.NewHubLimits(transport.Limits{Grace: cfg.MessageBus.HandshakeGrace, ConnectionsMax: connsMax})
+	log.Info("client connection limits", "connections_max", connsMax, "handshake_grace", cfg.MessageBus.HandshakeGrace,
+		"pre_login_frame_bytes_max", transport.PreLoginFrameBytesMax, "pre_login_bytes_max", transport.PreLoginBytesMax)
 	listeners := &listeners{}
 	defer listeners.close(hub)
 	var listenErr error
 	sources := snapshotSources(cfg)
-	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources) })
+	standIn, err := crypto.StandInHash()
+	if err != nil {
+		return fmt.Errorf("stand-in password hash: %w", err)
+	}
+	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources, standIn) })
 	defer jobs.Close()
 	shards, err := newShardLoops(cfg, ncfg, plan, jobs, hub, log, func() {
 		if logFile != nil {

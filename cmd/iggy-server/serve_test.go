@@ -12,15 +12,19 @@ import (
 
 // The partition repair budgets reach the node: the shared repair memory
 // and one partition's bound (1 GiB and 512 MiB by default, and from the
-// environment like any key); so does the lifetime of quorum evidence.
+// environment like any key); so does the lifetime of quorum evidence,
+// K = cluster.heartbeat_timeout + 3 s in 10 ms ticks (8 s by default).
 // covers VSR-20, VSR-21, QEV-2
 func TestNodeConfigRepairBudgets(t *testing.T) {
 	for _, tc := range []struct {
 		env            []string
 		repair, walMax uint64
+		evidenceTicks  uint64
 	}{
-		{nil, 1 << 30, 512 << 20},
-		{[]string{"IGGY_PARTITION_REPAIR_MEMORY_BYTES_MAX=64 MiB", "IGGY_PARTITION_WAL_BYTES_MAX=256 MiB"}, 64 << 20, 256 << 20},
+		{nil, 1 << 30, 512 << 20, 800},
+		{[]string{"IGGY_PARTITION_REPAIR_MEMORY_BYTES_MAX=64 MiB", "IGGY_PARTITION_WAL_BYTES_MAX=256 MiB"}, 64 << 20, 256 << 20, 800},
+		{[]string{"IGGY_CLUSTER_HEARTBEAT_TIMEOUT=2s"}, 1 << 30, 512 << 20, 500},
+		{[]string{"IGGY_CLUSTER_HEARTBEAT_TIMEOUT=7s"}, 1 << 30, 512 << 20, 1000},
 	} {
 		cfg, _, err := config.Load(config.LoadOptions{Environ: tc.env, WorkDir: t.TempDir(), NumCPU: 2})
 		if err != nil {
@@ -33,8 +37,8 @@ func TestNodeConfigRepairBudgets(t *testing.T) {
 		if nc.RepairMemoryBytesMax != tc.repair || nc.WALBytesMax != tc.walMax {
 			t.Fatalf("%v: repair %d, wal %d", tc.env, nc.RepairMemoryBytesMax, nc.WALBytesMax)
 		}
-		if nc.EvidenceTicks != 800 { // heartbeat_timeout 5 s + 3 s, in 10 ms ticks (QEV-2)
-			t.Fatalf("evidence lasts %d ticks", nc.EvidenceTicks)
+		if nc.EvidenceTicks != tc.evidenceTicks {
+			t.Fatalf("%v: evidence lasts %d ticks, want %d", tc.env, nc.EvidenceTicks, tc.evidenceTicks)
 		}
 	}
 }

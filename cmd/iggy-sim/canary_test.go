@@ -16,9 +16,10 @@ const canarySeeds = "1-50"
 // Each canary mutant (a build tag flipping one decision in the core) must
 // be caught by the simulator within 50 seeds, by the oracle that guards
 // what it breaks, or the simulator is not checking what it claims.
-// (covers RES-38: persisted means synced before the reply; reads re-hash
-// what they serve, system.partition.validate_checksum; VSR-1, VSR-28: an
-// op commits on a quorum only)
+// It checks the simulator's oracles, not the server: the guarded rules are
+// RES-38 (persisted means synced before the reply), reads re-hashing what
+// they serve (system.partition.validate_checksum), and VSR-1 and VSR-28
+// (an op commits on a quorum only).
 func TestCanaries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("canary builds skipped in -short")

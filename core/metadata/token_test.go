@@ -7,7 +7,7 @@ import (
 	"github.com/iggygo/iggy/wire"
 )
 
-// covers AUTH-11, AUTH-12
+// covers AUTH-11
 func TestPersonalAccessTokens(t *testing.T) {
 	h := newHarness(t)
 	u := h.user("bob", nil)

@@ -33,6 +33,13 @@ func parseArgs(t testing.TB, line string, flagNames ...string) *args {
 			a.kv[k] = v
 		case isFlag[w]:
 			a.flags[w] = true
+		case strings.HasPrefix(w, `"`):
+			// A quoted word is a Go string literal: names with control characters.
+			u, err := strconv.Unquote(w)
+			if err != nil {
+				t.Fatalf("%s: %v", w, err)
+			}
+			a.pos = append(a.pos, u)
 		default:
 			a.pos = append(a.pos, w)
 		}

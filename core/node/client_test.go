@@ -34,6 +34,7 @@ type request struct {
 	reply  []byte   // the reply frame, header included
 	body   []byte   // the reply's body
 	orig   *request // for a resend, the request first sent with this id
+	held   bool     // the node holds it (a login in backoff): quiet is no verdict
 }
 
 // decoder turns a successful reply payload into an output line.

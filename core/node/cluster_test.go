@@ -44,6 +44,9 @@ type testCluster struct {
 	repairBytes uint64
 	// drop, when set, loses the peer messages it matches.
 	drop func(node.PeerMessage) bool
+	// fatals, when set, takes a replica's fatal error (the replica stops)
+	// instead of failing the test: for tests of refusals at boot.
+	fatals map[int]string
 }
 
 func newTestCluster(t *testing.T, count int, checkpointEvery uint64) *testCluster {
@@ -131,6 +134,10 @@ func (c *testCluster) round() {
 func (c *testCluster) take(i int) {
 	h := c.hosts[i]
 	r := h.n.TakeReady()
+	if r.Fatal != "" && c.fatals != nil {
+		c.fatals[i], h.n, h.jobs = r.Fatal, nil, nil
+		return
+	}
 	if r.Fatal != "" {
 		c.t.Fatalf("replica %d: fatal: %s", i, r.Fatal)
 	}

@@ -6,17 +6,18 @@ import (
 	"strings"
 
 	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/io/compute"
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
 )
 
 // scriptFlags are the bare words a command may carry.
-var scriptFlags = []string{"nowait", "torn", "balanced", "next", "auto-commit", "new-id", "last"}
+var scriptFlags = []string{"nowait", "torn", "balanced", "next", "auto-commit", "new-id", "last", "held"}
 
 type command func(w *world, a *args)
 
 // commands is the script language. World commands: boot, restart, crash,
-// tick, settle, disk-step, ls. Client commands name the client first; with
+// tick, settle, disk-step, ls, rm. Client commands name the client first; with
 // the flag nowait they only hand the frame over (and the node's disk
 // requests to the disk), and their reply shows up in a later command's output.
 var commands map[string]command
@@ -25,7 +26,7 @@ func init() {
 	commands = map[string]command{
 		"boot": cmdBoot, "restart": cmdRestart, "crash": cmdCrash, "tick": cmdTick,
 		"settle":    func(w *world, a *args) { a.done(0); w.requireUp(); w.settle() },
-		"disk-step": cmdDiskStep, "ls": cmdLs,
+		"disk-step": cmdDiskStep, "ls": cmdLs, "jobs": cmdJobs, "job-step": cmdJobStep,
 		"connect": cmdConnect, "disconnect": cmdDisconnect, "login": cmdLogin, "logout": cmdLogout,
 		"ping": cmdPing, "raw": cmdRaw, "resend": cmdResend,
 		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
@@ -33,6 +34,7 @@ func init() {
 		"create-user": cmdCreateUser, "update-permissions": cmdUpdatePermissions,
 		"send": cmdSend, "poll": cmdPoll,
 		"store-offset": cmdStoreOffset, "get-offset": cmdGetOffset, "delete-offset": cmdDeleteOffset,
+		"rm": cmdRm,
 	}
 }
 
@@ -158,6 +160,44 @@ func cmdDiskStep(w *world, a *args) {
 	w.printf("%d disk requests pending", w.disk.Pending())
 }
 
+// jobs: the compute jobs handed out and not yet answered, oldest first (a
+// password check shows its password: the tests' passwords name the login).
+func cmdJobs(w *world, a *args) {
+	a.done(0)
+	w.requireUp()
+	w.takeReady()
+	w.listJobs()
+}
+
+// job-step: answer only the oldest job handed out, then list the jobs
+// pending (without settling the disk).
+func cmdJobStep(w *world, a *args) {
+	a.done(0)
+	w.requireUp()
+	w.takeReady()
+	if len(w.jobs) == 0 {
+		a.fail("no job is pending")
+	}
+	j := w.jobs[0]
+	w.jobs = w.jobs[1:]
+	w.node.Step(runJob(j))
+	w.takeReady()
+	w.listJobs()
+}
+
+func (w *world) listJobs() {
+	for _, j := range w.jobs {
+		switch j.Kind {
+		case compute.KindVerifyPassword:
+			w.printf("check password=%s", j.Password)
+		case compute.KindHashPassword:
+			w.printf("hash password=%s", j.Password)
+		default:
+			w.printf("job kind=%d", j.Kind)
+		}
+	}
+}
+
 // ls [prefix]: files with their volatile and durable sizes.
 func cmdLs(w *world, a *args) {
 	prefix := ""
@@ -171,6 +211,20 @@ func cmdLs(w *world, a *args) {
 			w.printf("%s %d (durable %d)", p, len(img.Volatile), len(img.Durable))
 		}
 	}
+}
+
+// rm path: an operator deletes a file while the node is quiet (nothing in
+// flight on the disk); the delete is durable at once.
+func cmdRm(w *world, a *args) {
+	path := a.arg(0)
+	a.done(1)
+	if w.disk.Pending() > 0 {
+		a.fail("rm %s: %d disk requests in flight", path, w.disk.Pending())
+	}
+	if err := w.removeFile(path); err != nil {
+		a.fail("rm %s: %v", path, err)
+	}
+	w.printf("removed %s", path)
 }
 
 // clientOf returns the client a command names first, creating it on first
@@ -196,11 +250,13 @@ func (w *world) finish() {
 	w.settle()
 }
 
-// connect c [new-id]: open a connection. The client keeps its id (and so
-// can resume its session) unless it has none yet or new-id is given.
+// connect c [new-id] [from=ip]: open a connection, from 10.0.0.<conn>
+// unless from names the address. The client keeps its id (and so can
+// resume its session) unless it has none yet or new-id is given.
 func cmdConnect(w *world, a *args) {
 	c := w.clientOf(a)
 	fresh := a.flag("new-id")
+	from := a.str("from", "")
 	a.done(1)
 	w.requireUp()
 	if c.conn != 0 {
@@ -212,7 +268,10 @@ func cmdConnect(w *world, a *args) {
 	w.lastCID++
 	c.conn = w.lastCID
 	w.conns[c.conn] = c
-	w.node.Step(bus.ConnOpened{Conn: c.conn, Transport: bus.TransportTCP, Addr: fmt.Sprintf("10.0.0.%d:5000", c.conn)})
+	if from == "" {
+		from = fmt.Sprintf("10.0.0.%d", c.conn)
+	}
+	w.node.Step(bus.ConnOpened{Conn: c.conn, Transport: bus.TransportTCP, Addr: fmt.Sprintf("%s:%d", from, 5000+c.conn)})
 	w.printf("connected conn=%d", c.conn)
 	w.settle()
 }
@@ -230,9 +289,12 @@ func cmdDisconnect(w *world, a *args) {
 	w.settle()
 }
 
-// login c user password [version=x.y.z]
+// login c user password [version=x.y.z] [held]: with held, the node is
+// expected to hold the login (backoff), so its reply comes in a later
+// command's output and quiet until then is no "no reply".
 func cmdLogin(w *world, a *args) {
 	c := w.clientOf(a)
+	held := a.flag("held")
 	version := wire.ProtocolVersionCurrent
 	if a.has("version") {
 		version = parseVersion(w.t, a.str("version", ""))
@@ -241,7 +303,7 @@ func cmdLogin(w *world, a *args) {
 	wire.LoginPrefix{Version: version, SDKName: "sim-sdk", SDKVersion: "0.0.1"}.Encode(&body)
 	wire.LoginPassword{Username: a.arg(1), Password: a.arg(2)}.Encode(&body)
 	a.done(3)
-	w.call(c, "login", wire.CmdLoginRegister, body.Buf, decodeLogin)
+	w.call(c, "login", wire.CmdLoginRegister, body.Buf, decodeLogin).held = held
 	w.finish()
 }
 
@@ -333,7 +395,11 @@ func partitionOf(a *args) wire.OptionalPartition {
 	return wire.OptionalPartition{Given: true, ID: a.u32("partition", 0)}
 }
 
+// consumerOf is consumer=ID (default 1), or group=ID for a consumer group.
 func consumerOf(a *args) wire.Consumer {
+	if a.has("group") {
+		return wire.Consumer{Kind: wire.ConsumerKindGroup, ID: ident(a.str("group", ""))}
+	}
 	return wire.Consumer{Kind: wire.ConsumerKindConsumer, ID: ident(a.str("consumer", "1"))}
 }
 

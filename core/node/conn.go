@@ -15,6 +15,7 @@ type conn struct {
 	id        bus.ConnID
 	transport bus.Transport
 	addr      string
+	source    string // loginSource(addr): failed logins count and queue by it
 
 	bound   bool
 	client  wire.U128
@@ -35,7 +36,7 @@ func (n *Node) onConnOpened(m bus.ConnOpened) {
 		n.logf("connection %d opened twice", m.Conn)
 		return
 	}
-	n.conns[m.Conn] = &conn{id: m.Conn, transport: m.Transport, addr: m.Addr, last: n.now.Ticks}
+	n.conns[m.Conn] = &conn{id: m.Conn, transport: m.Transport, addr: m.Addr, source: loginSource(m.Addr), last: n.now.Ticks}
 }
 
 func (n *Node) onConnClosed(id bus.ConnID) {
@@ -44,6 +45,7 @@ func (n *Node) onConnClosed(id bus.ConnID) {
 		return
 	}
 	delete(n.conns, id)
+	n.dropLogin(c)
 	// The session outlives its connection (SESS-4): the client may bind it
 	// again. Its lease runs from its last request; a consumer group member
 	// whose lease ends is logged out by the stale sweep.
@@ -85,8 +87,9 @@ func (n *Node) done(c *conn) {
 	}
 }
 
-// reply sends parts to c and ends its request.
+// reply sends parts to c and ends its request. A bound connection's reply
+// says so, which is how a transport learns that the login succeeded.
 func (n *Node) reply(c *conn, parts ...[]byte) {
-	n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Parts: parts})
+	n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Parts: parts, Authenticated: c.bound})
 	n.done(c)
 }

@@ -8,12 +8,21 @@ import (
 	"github.com/iggygo/iggy/wire"
 )
 
+// evidenceTicks is K = cluster.heartbeat_timeout (5 s) + 3 s in 10 ms ticks.
+const evidenceTicks = 800
+
+// evidenceMarginTicks is how far from K = 800 ticks the lifetime test
+// looks on either side: a probe's credit starts when it was sent, a tick
+// or two before its answer is seen.
+const evidenceMarginTicks = 30
+
 // covers QEV-1, QEV-2, QEV-3, QEV-6
 // With the metadata primary's probes lost, commits alone keep flowing but
 // renew no evidence: once the credit of the last answered probes ran out
-// (8 s, 800 ticks), every replica answers partition requests 58, the
-// primary included, and before looking the stream up (a poll of a stream
-// that does not exist is 58, not 1009). Probes again, and it serves.
+// (K = 8 s, 800 ticks, give or take evidenceMarginTicks), every replica
+// answers partition requests 58, the primary included, and before looking
+// the stream up (a poll of a stream that does not exist is 58, not 1009).
+// Probes again, and it serves.
 func TestClusterPartitionRequestsNeedEvidence(t *testing.T) {
 	c := newTestCluster(t, 3, 0)
 	c.until("root", func() bool { return c.converged(1) })
@@ -22,14 +31,36 @@ func TestClusterPartitionRequestsNeedEvidence(t *testing.T) {
 	meta.connect(0)
 	mustOK(t, meta.login())
 	mustOK(t, sent(cl.send("s", "t", 1)))
+	// The credit of the replica serving cl starts at the newest probe a
+	// quorum answered (the metadata primary) or at the probe before the
+	// newest it got (a backup: a late probe cannot stretch it, QEV-11).
+	dropping, probes, answered := false, map[int][]uint64{}, uint64(0)
 	c.drop = func(m node.PeerMessage) bool {
-		return m.Msg.Command == vsr.CmdPing || m.Msg.Command == vsr.CmdPong
+		probe := m.Msg.Command == vsr.CmdPing || m.Msg.Command == vsr.CmdPong
+		switch {
+		case dropping:
+		case m.Msg.Command == vsr.CmdPing:
+			probes[int(m.Msg.To)] = append(probes[int(m.Msg.To)], c.ticks)
+		case m.Msg.Command == vsr.CmdPong:
+			answered = c.ticks
+		}
+		return probe && dropping
 	}
-	for range 200 {
+	for range 300 {
+		c.round()
+	}
+	dropping = true
+	creditStart := func(host int) uint64 {
+		if host == c.primary() {
+			return answered
+		}
+		return probes[host][len(probes[host])-2]
+	}
+	for c.ticks < creditStart(cl.host)+evidenceTicks-evidenceMarginTicks {
 		c.round()
 	}
 	mustOK(t, sent(cl.send("s", "t", 1))) // the credit still runs
-	for range 800 {
+	for c.ticks < max(creditStart(cl.host), creditStart(meta.host))+evidenceTicks+evidenceMarginTicks {
 		c.round()
 	}
 	if code, _ := cl.send("s", "t", 1); code != wire.TransientNotAccepted {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
-	"github.com/iggygo/iggy/io/compute"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -27,7 +26,7 @@ func (n *Node) register(c *conn, h wire.RequestHeader, body []byte) {
 		n.evict(c, h, wire.EvictIncompatibleProtocol)
 		return
 	}
-	n.authenticate(creds, func(userID uint32, reason wire.EvictionReason) {
+	n.authenticate(c, h, creds, func(userID uint32, reason wire.EvictionReason) {
 		if _, open := n.conns[c.id]; open {
 			n.login(c, h, userID, reason)
 		}
@@ -77,29 +76,15 @@ func (n *Node) proposeRegister(c *conn, h wire.RequestHeader, userID uint32) {
 
 // authenticate tries the password shape, then the token shape, and calls
 // done with the user or the eviction reason. The password check is a job
-// handed out (argon2id is too slow for the loop); the token check is cheap.
-func (n *Node) authenticate(creds []byte, done func(uint32, wire.EvictionReason)) {
+// handed out in turn with other sources' (logins.go: argon2id is too slow
+// for the loop); the token check is cheap.
+func (n *Node) authenticate(c *conn, h wire.RequestHeader, creds []byte, done func(uint32, wire.EvictionReason)) {
 	l, code := wire.DecodeLoginPassword(creds)
 	if code != wire.OK {
 		done(n.tokenLogin(creds, wire.EvictMalformedLogin))
 		return
 	}
-	u, known := n.meta.User(wire.NamedID(l.Username))
-	hash := dummyHash
-	if known {
-		hash = u.PasswordHash
-	}
-	// An unknown user still costs one hash check, so timing tells nothing.
-	job := compute.Request{Kind: compute.KindVerifyPassword, Password: l.Password, Hash: hash}
-	if !n.startJob(job, func(res compute.Result) {
-		if known && res.Code == 0 && l.LengthsValid() && u.Status == metadata.UserActive {
-			done(u.ID, 0)
-			return
-		}
-		done(0, wire.EvictInvalidCredentials)
-	}) {
-		done(0, wire.EvictSessionError)
-	}
+	n.checkPassword(c, h, l, done)
 }
 
 // tokenLogin checks the token shape; fail is the reason when it does not decode.
@@ -118,9 +103,6 @@ func (n *Node) tokenLogin(creds []byte, fail wire.EvictionReason) (uint32, wire.
 	}
 	return u.ID, 0
 }
-
-// dummyHash is checked against when the user does not exist.
-const dummyHash = "$argon2id$v=19$m=16,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
 
 // registered binds c to the session and sends the Register reply.
 func (n *Node) registered(c *conn, h wire.RequestHeader, userID uint32, session uint64) {

@@ -111,6 +111,9 @@ func (n *Node) buildCommand(c *conn, op wire.Operation, body []byte) (metadata.C
 		return n.buildDeleteSegments(body)
 	case wire.OpCreateConsumerGroup:
 		q, code := wire.DecodeCreateConsumerGroupRequest(body)
+		if code == wire.OK && !wire.NamePrintable(q.Name) {
+			code = wire.InvalidConsumerGroupName
+		}
 		return &metadata.CreateConsumerGroup{Stream: q.StreamID, Topic: q.TopicID, Name: q.Name}, "", code
 	case wire.OpDeleteConsumerGroup:
 		q, code := wire.DecodeGroupRef(body)
@@ -129,6 +132,9 @@ func (n *Node) buildCommand(c *conn, op wire.Operation, body []byte) (metadata.C
 
 func (n *Node) buildCreateStream(body []byte) (metadata.Command, string, wire.Code) {
 	q, code := wire.DecodeCreateStreamRequest(body)
+	if code == wire.OK && !wire.NamePrintable(q.Name) {
+		code = wire.InvalidStreamName
+	}
 	if code != wire.OK {
 		return nil, "", code
 	}
@@ -146,6 +152,9 @@ func (n *Node) buildCreateStream(body []byte) (metadata.Command, string, wire.Co
 
 func (n *Node) buildCreateTopic(c *conn, body []byte) (metadata.Command, string, wire.Code) {
 	q, code := wire.DecodeCreateTopicRequest(body)
+	if code == wire.OK && !wire.NamePrintable(q.Name) {
+		code = wire.InvalidTopicName
+	}
 	if code != wire.OK {
 		return nil, "", code
 	}

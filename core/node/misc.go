@@ -28,6 +28,7 @@ func (n *Node) onTick() {
 		n.tickEvidence()
 	}
 	n.expireForwards()
+	n.tickLogins()
 	n.evictStale()
 	n.cleanTokens()
 	if n.now.Ticks%retentionEveryTicks != 0 {

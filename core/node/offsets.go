@@ -56,6 +56,10 @@ func (n *Node) getOffset(c *conn, h wire.RequestHeader, body []byte) {
 		return
 	}
 	k, kind, consumer, code := n.offsetTarget(c, ref, metadata.ActionReadTopics)
+	if offsetMiss(code) {
+		n.raw(c, h) // a single-item get that finds nothing is status 0, empty
+		return
+	}
 	if code != wire.OK {
 		n.dataDeny(c, h, code)
 		return
@@ -68,6 +72,19 @@ func (n *Node) getOffset(c *conn, h wire.RequestHeader, body []byte) {
 	default:
 		n.answerOffset(c, h, k, kind, consumer)
 	}
+}
+
+// offsetMiss reports whether a GetConsumerOffset that got code found
+// nothing to read: a missing stream, topic or consumer group answers as
+// "nothing stored" does (protocol-data.md 7.2 and pitfall 7); only a
+// missing partition is an error (3007).
+func offsetMiss(code wire.Code) bool {
+	switch code {
+	case wire.StreamIdNotFound, wire.StreamNameNotFound, wire.TopicIdNotFound, wire.TopicNameNotFound,
+		wire.ConsumerGroupIdNotFound, wire.ConsumerGroupNameNotFound:
+		return true
+	}
+	return false
 }
 
 func (n *Node) answerOffset(c *conn, h wire.RequestHeader, k partKey, kind partition.OffsetKind, consumer uint32) {

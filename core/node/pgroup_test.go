@@ -59,8 +59,8 @@ func (cl *cclient) do(code wire.Command, body []byte) (wire.Code, []byte) {
 	return replyOutcome(cl.c.t, cl.call(h, body))
 }
 
-func (cl *cclient) createTopic(stream, topic string) {
-	q := wire.CreateTopicRequest{StreamID: wire.NamedID(stream), Name: topic, PartitionsCount: 1}
+func (cl *cclient) createTopic(stream, topic string, opts ...wire.Option) {
+	q := wire.CreateTopicRequest{StreamID: wire.NamedID(stream), Name: topic, PartitionsCount: 1, Options: opts}
 	mustOK(cl.c.t, first(cl.do(wire.CmdCreateTopic, encode(q.Encode))))
 }
 
@@ -111,13 +111,13 @@ func (cl *cclient) poll(stream, topic string, count uint32) (wire.Code, uint32, 
 
 // partitionClient logs a client in on replica 0 and creates stream "s"
 // with topic "t" of one partition, whose group then runs everywhere; the
-// client then moves to the partition's primary.
-func (c *testCluster) partitionClient() *cclient {
+// client then moves to the partition's primary. opts are the topic's.
+func (c *testCluster) partitionClient(opts ...wire.Option) *cclient {
 	cl := c.client(1)
 	cl.connect(0)
 	mustOK(c.t, cl.login())
 	mustOK(c.t, cl.createStream("s", false))
-	cl.createTopic("s", "t")
+	cl.createTopic("s", "t", opts...)
 	c.until("the partition group on every replica", func() bool { return c.partitionConverged(0) })
 	if p := c.partitionPrimary(); p != 0 {
 		cl.connect(p)
@@ -139,6 +139,20 @@ func (c *testCluster) partitionPrimary() int {
 		return false
 	})
 	return p
+}
+
+// rotLastRecord stops replica i and flips a byte of the last record of its
+// first partition's segment (boot scans from the last index entry, and
+// cuts the log there), then starts it again.
+func (c *testCluster) rotLastRecord(i int) {
+	c.stop(i, false)
+	img, ok := c.hosts[i].disk.File(partition0Seg)
+	if !ok || len(img.Durable) < 200 {
+		c.t.Fatalf("segment %s: %d bytes", partition0Seg, len(img.Durable))
+	}
+	img.Durable[len(img.Durable)-10] ^= 0xFF
+	c.hosts[i].disk.PutFile(partition0Seg, img.Durable)
+	c.start(i)
 }
 
 // backupOf is the k-th replica (k >= 1) after replica p.
@@ -312,15 +326,8 @@ func TestClusterPartitionRefetchAfterDamage(t *testing.T) {
 	}
 	p := c.partitionPrimary()
 	damaged := c.backupOf(p, 1)
-	c.stop(damaged, false)
-	seg := "streams/0/topics/0/partitions/0/00000000000000000000.log"
-	img, ok := c.hosts[damaged].disk.File(seg)
-	if !ok || len(img.Durable) < 200 {
-		t.Fatalf("segment %s: %d bytes", seg, len(img.Durable))
-	}
-	img.Durable[len(img.Durable)-10] ^= 0xFF // in the last record: boot scans from the last index entry
-	c.hosts[damaged].disk.PutFile(seg, img.Durable)
-	c.start(damaged)
+	c.rotLastRecord(damaged)
+	seg := partition0Seg
 	mustOK(t, sent(cl.send("s", "t", 2)))
 	c.until("the damaged replica caught up", func() bool { return c.partitionConverged(13) })
 	c.until("its log equal to the primary's", func() bool {

@@ -43,7 +43,9 @@ func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
 		n.dataDeny(c, h, code)
 		return
 	}
-	if pid == resyncPartition {
+	// Only a group member's poll is answered with the sentinel: a plain
+	// consumer naming partition 0xFFFFFFFF names a partition that is not there.
+	if kind == partition.Group && pid == resyncPartition {
 		n.raw(c, h, wire.PollPrefix{PartitionID: pid}.Bytes())
 		return
 	}

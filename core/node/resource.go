@@ -19,6 +19,9 @@ func (n *Node) buildUpdateResource(body []byte) (metadata.Command, string, wire.
 		return nil, "", code
 	}
 	p, code := wire.AdmitUpdateResource(q)
+	if code == wire.OK && !wire.NamePrintable(p.Name) {
+		code = invalidNameCode(q.Scope)
+	}
 	if code != wire.OK {
 		return nil, "", code
 	}
@@ -27,6 +30,17 @@ func (n *Node) buildUpdateResource(body []byte) (metadata.Command, string, wire.
 		Name: p.Name, Status: metadataUserStatus(p.Status),
 		Set: encodeOptions(p.Set), Reset: encodeOptions(p.Reset),
 	}, "", wire.OK
+}
+
+// invalidNameCode is the code refusing a new name (or username) of scope.
+func invalidNameCode(s wire.OptionScope) wire.Code {
+	switch s {
+	case wire.ScopeTopic:
+		return wire.InvalidTopicName
+	case wire.ScopeStream:
+		return wire.InvalidStreamName
+	}
+	return wire.InvalidUsername
 }
 
 // metadataScope maps a decoded scope; the decoder refuses every other value.

@@ -196,6 +196,20 @@ func (w *world) stepDisk(n int) {
 	}
 }
 
+// rmRequestID tags the disk request of removeFile, which no node waits for.
+const rmRequestID = storage.ReqID(1 << 62)
+
+// removeFile deletes path on the disk at once, as an operator would while
+// nothing is in flight.
+func (w *world) removeFile(path string) error {
+	w.disk.Submit(storage.Request{ID: rmRequestID, Op: storage.OpDelete, File: path})
+	c, _ := w.disk.Next()
+	if c.Result != storage.ResultOK {
+		return fmt.Errorf("result %d: %s", c.Result, c.Err)
+	}
+	return nil
+}
+
 // takeReady carries out what the node asked for: disk requests, replies, logs.
 func (w *world) takeReady() {
 	w.t.Helper()
@@ -274,10 +288,15 @@ func (w *world) closeConn(c *simClient) {
 // noReplies reports every request that got nothing once all is quiet.
 func (w *world) noReplies() {
 	for _, c := range w.sortedClients() {
+		var held []*request
 		for _, r := range c.awaiting {
+			if r.held {
+				held = append(held, r)
+				continue
+			}
 			w.printf("%sno reply (%s)", r.prefix(w), r.what)
 		}
-		c.awaiting = nil
+		c.awaiting = held
 	}
 }
 

@@ -59,12 +59,12 @@ type state struct {
 	logGen         uint64
 	// waiting maps a proposed metadata op to the connection awaiting its reply.
 	waiting map[uint64]waiter
-	// writes maps an append or offset write awaiting its completion to its requester.
 	// forwards are requests a backup handed to its primary, by client.
 	forwards   map[wire.U128]forwarded
 	forwardSeq uint64 // nonces of forwarded registers and logouts
 	// idle are sessions whose connection closed, by client (stale sweep).
-	idle    map[wire.U128]idleSession
+	idle map[wire.U128]idleSession
+	// writes maps an append or offset write awaiting its completion to its requester.
 	writes  map[writeKey]pendingWrite
 	polls   map[uint64]pendingPoll
 	pollSeq uint64
@@ -76,6 +76,7 @@ type state struct {
 
 	jobs      map[uint64]func(compute.Result) // handed out, awaiting their result
 	nextJobID uint64
+	logins    *logins // password logins waiting for their check, and backoff
 }
 
 func newState() *state {
@@ -97,6 +98,7 @@ func newState() *state {
 		policies:      map[topicKey]durability{},
 		polls:         map[uint64]pendingPoll{},
 		balanced:      map[topicKey]uint32{},
+		logins:        newLogins(),
 	}
 }
 

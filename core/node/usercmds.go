@@ -30,6 +30,9 @@ func (n *Node) buildCreateUser(c *conn, h wire.RequestHeader, body []byte) {
 	if code == wire.OK && len(q.Options) > 0 {
 		code = wire.UnsupportedOptionKey
 	}
+	if code == wire.OK && !wire.NamePrintable(q.Username) {
+		code = wire.InvalidUsername
+	}
 	if code != wire.OK {
 		n.deny(c, h, code)
 		return
@@ -52,7 +55,7 @@ func (n *Node) buildChangePassword(c *conn, h wire.RequestHeader, body []byte) {
 		return
 	}
 	u, known := n.meta.User(q.UserID)
-	stored := dummyHash
+	stored := "" // no such user: a stand-in check of the same cost
 	if known {
 		stored = u.PasswordHash
 	}
@@ -92,6 +95,9 @@ func (n *Node) jobThen(c *conn, h wire.RequestHeader, job compute.Request, then 
 
 func (n *Node) buildCreateToken(c *conn, body []byte) (metadata.Command, string, wire.Code) {
 	q, code := wire.DecodeCreatePAT(body)
+	if code == wire.OK && !wire.NamePrintable(q.Name) {
+		code = wire.InvalidPersonalAccessTokenName
+	}
 	if code != wire.OK {
 		return nil, "", code
 	}

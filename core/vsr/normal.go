@@ -1,6 +1,10 @@
 package vsr
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/iggygo/iggy/internal/assert"
+)
 
 // observe folds the journal's progress into the replica: the primary
 // counts its own acknowledgement and may commit, a backup owes one.
@@ -157,6 +161,7 @@ func (r *Replica) sendAck() {
 
 // heartbeat sends the commit point and head to every backup.
 func (r *Replica) heartbeat() {
+	assert.That(r.IsPrimary() && r.installed(), "vsr: a heartbeat from a replica that does not lead")
 	r.broadcast(Message{Command: CmdCommit, View: r.view, Op: r.log.head(), Checksum: r.log.headChecksum(), Commit: r.commit})
 	r.heartbeatAt = r.now + HeartbeatTicks
 }

@@ -70,7 +70,22 @@ func (p *Prepare) Encode(dst []byte) []byte {
 	assert.That(len(p.Body) <= PrepareBodySizeMax, "prepare body %d bytes", len(p.Body))
 	start := len(dst)
 	var h [PrepareHeaderSize]byte
+	p.PutHeader(h[:])
+	dst = append(dst, h[:]...)
+	dst = append(dst, p.Body...)
+	binary.LittleEndian.PutUint64(dst[start:], checksum(dst[start+8:]))
+	return dst
+}
+
+// PutHeader writes p's 64-byte header into h with p.Checksum as it stands,
+// computing nothing: a replica frame carries the checksum its sender
+// claimed, and the receiver verifies it (Verify) as it would any prepare.
+func (p *Prepare) PutHeader(h []byte) {
+	if len(p.Body) > PrepareBodySizeMax { // tested first: boxing the length allocates
+		assert.That(false, "prepare body %d bytes", len(p.Body))
+	}
 	le := binary.LittleEndian
+	le.PutUint64(h[0:], p.Checksum)
 	le.PutUint64(h[8:], p.Op)
 	le.PutUint64(h[16:], p.Timestamp)
 	le.PutUint64(h[24:], p.ClientLo)
@@ -81,10 +96,7 @@ func (p *Prepare) Encode(dst []byte) []byte {
 	le.PutUint32(h[56:], uint32(len(p.Body)))
 	h[60] = byte(p.Kind)
 	h[61] = p.Operation
-	dst = append(dst, h[:]...)
-	dst = append(dst, p.Body...)
-	le.PutUint64(dst[start:], checksum(dst[start+8:]))
-	return dst
+	h[62], h[63] = 0, 0
 }
 
 func checksum(b []byte) uint64 { return xxh3.Hash(b) }
@@ -115,24 +127,36 @@ func Verify(p *Prepare) ([]byte, bool) {
 // the bytes it took, and ok=false when b does not start with a whole, valid
 // prepare (a torn or corrupt tail).
 func DecodePrepare(b []byte) (Prepare, int, bool) {
+	p, bodyLen, ok := DecodeHeader(b)
+	if !ok || uint64(len(b)-PrepareHeaderSize) < uint64(bodyLen) {
+		return Prepare{}, 0, false
+	}
+	n := PrepareHeaderSize + int(bodyLen)
+	if p.Checksum != checksum(b[8:n]) {
+		return Prepare{}, 0, false
+	}
+	p.Body = b[PrepareHeaderSize:n:n]
+	return p, n, true
+}
+
+// DecodeHeader reads a prepare's 64-byte header from the front of b without
+// checking its checksum (the caller checks the bytes another way, or calls
+// Verify): the prepare without its body, and the body's length. ok is false
+// when b is short, the reserved bytes are not zero or the length is over
+// PrepareBodySizeMax.
+func DecodeHeader(b []byte) (Prepare, uint32, bool) {
 	if len(b) < PrepareHeaderSize {
 		return Prepare{}, 0, false
 	}
 	le := binary.LittleEndian
 	bodyLen := le.Uint32(b[56:])
-	if bodyLen > PrepareBodySizeMax || uint64(len(b)-PrepareHeaderSize) < uint64(bodyLen) {
+	if bodyLen > PrepareBodySizeMax || le.Uint16(b[62:]) != 0 {
 		return Prepare{}, 0, false
 	}
-	n := PrepareHeaderSize + int(bodyLen)
-	if le.Uint64(b) != checksum(b[8:n]) || le.Uint16(b[62:]) != 0 {
-		return Prepare{}, 0, false
-	}
-	p := Prepare{
+	return Prepare{
 		Checksum: le.Uint64(b), Op: le.Uint64(b[8:]), Timestamp: le.Uint64(b[16:]),
 		ClientLo: le.Uint64(b[24:]), ClientHi: le.Uint64(b[32:]),
 		Request: le.Uint64(b[40:]), View: le.Uint32(b[48:]), UserID: le.Uint32(b[52:]),
 		Kind: Kind(b[60]), Operation: b[61],
-		Body: b[PrepareHeaderSize:n:n],
-	}
-	return p, n, true
+	}, bodyLen, true
 }

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/iggygo/iggy/internal/testenv"
 )
 
 var (
@@ -25,14 +27,17 @@ var (
 // replica, and that repair requests never name an inverted range.
 // covers VSR-1, VSR-14, VSR-15, VSR-16, VSR-22, VSR-24, VSR-25, VSR-28, VSR-29
 func TestRandomClusters(t *testing.T) {
-	n := *seeds
+	from, n := *seedFrom, *seeds
 	if testing.Short() {
 		n = min(n, 10)
 	}
-	for seed := *seedFrom; seed < *seedFrom+uint64(n); seed++ {
+	if seed, ok := testenv.Replay(t); ok {
+		from, n = seed, 1
+	}
+	for seed := from; seed < from+uint64(n); seed++ {
 		randomHistory(t, seed)
 		if t.Failed() {
-			t.Fatalf("seed %d failed (rerun: go test ./core/vsr -run TestRandomClusters -seed %d -seeds 1)", seed, seed)
+			t.Fatalf("seed %d failed (rerun: %s=%d go test ./core/vsr -run TestRandomClusters)", seed, testenv.SeedVar, seed)
 		}
 	}
 }

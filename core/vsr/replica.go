@@ -136,6 +136,7 @@ func NewReplica(journal *Journal, view uint32, op uint64) *Replica {
 	r.sb = ViewState{View: view, LogView: view}
 	r.log = window{base: op}
 	r.commit, r.applied, r.ckptOp = op, op, op
+	r.invariants()
 	return r
 }
 
@@ -178,6 +179,7 @@ func Open(cfg Config) *Replica {
 	default:
 		r.enterRecovering()
 	}
+	r.invariants()
 	return r
 }
 
@@ -248,6 +250,7 @@ func (r *Replica) Propose(p Prepare) (uint64, bool) {
 				Parent: parent, Commit: r.commit, Prepares: []Prepare{p}})
 		}
 	}
+	r.invariants()
 	return p.Op, true
 }
 
@@ -296,6 +299,7 @@ func (r *Replica) Flush() { r.journal.Flush() }
 func (r *Replica) Complete(c storage.Completion) bool {
 	ok := r.journal.Complete(c)
 	r.observe()
+	r.invariants()
 	return ok
 }
 
@@ -311,6 +315,7 @@ func (r *Replica) TakeCommitted() []Prepare {
 	assert.That(len(out) == int(r.commit-r.applied), "committed ops %d..%d not in the log", r.applied+1, r.commit)
 	r.applied = r.commit
 	r.evict()
+	r.invariants()
 	return out
 }
 
@@ -337,6 +342,7 @@ func (r *Replica) Checkpointed(op uint64) {
 	assert.That(op <= r.applied, "checkpoint %d above applied %d", op, r.applied)
 	r.ckptOp = max(r.ckptOp, op)
 	r.evict()
+	r.invariants()
 }
 
 // TakeReady returns what the caller must do: send messages, write the
@@ -352,6 +358,7 @@ func (r *Replica) TakeReady() Ready {
 	}
 	rd.Install, r.install = r.install, nil
 	rd.Messages, r.out = r.out, nil
+	r.invariants()
 	return rd
 }
 
@@ -365,6 +372,7 @@ func (r *Replica) SuperblockWritten(vs ViewState) {
 		r.journal.ReleaseCut() // the claim, or a log that covers it, is durable
 	}
 	r.afterDurable()
+	r.invariants()
 }
 
 // wantState is the view state that must be durable now.

@@ -70,6 +70,7 @@ func (r *Replica) Step(m Message) {
 	case CmdStateChunk:
 		r.onStateChunk(&m)
 	}
+	r.invariants()
 }
 
 // Tick advances time by one tick and fires what is due.
@@ -100,6 +101,7 @@ func (r *Replica) Tick() {
 		r.kick()
 	}
 	r.tickRepair()
+	r.invariants()
 }
 
 func (r *Replica) tickPrimary() {

@@ -122,6 +122,9 @@ func (r *Replica) place(p Prepare) {
 	if r.log.has(p.Op, p.Checksum) {
 		return
 	}
+	if p.Op <= r.commit {
+		assert.Failf("vsr: op %d replaced at or below commit %d", p.Op, r.commit)
+	}
 	r.truncateLocal(p.Op - 1)
 	raw := Seal(&p)
 	r.appendLocal(p, raw)

@@ -160,4 +160,5 @@ func (r *Replica) Installed(cp Checkpoint) {
 		}
 		r.syncAdvance()
 	}
+	r.invariants()
 }

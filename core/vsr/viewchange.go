@@ -30,6 +30,9 @@ func (r *Replica) enterViewChange(v uint32) {
 // enterRecovering waits, as a backup of the current view, for the primary's
 // start_view (a restart, or a message showing a newer view).
 func (r *Replica) enterRecovering() {
+	// A primary never waits for its own start_view: a restarted one votes
+	// for the next view instead (Open).
+	assert.That(!r.IsPrimary(), "vsr: the primary of its view entered recovery")
 	r.marks.Hit("vsr.recovery.started")
 	r.status = StatusRecovering
 	r.changeSince, r.resendAt = r.now, r.now
@@ -244,6 +247,9 @@ func (r *Replica) elect() {
 // becomePrimary starts the view once its log is durable and named by the
 // superblock: acknowledgements start over, and start_view tells the backups.
 func (r *Replica) becomePrimary(commit uint64) {
+	if !r.IsPrimary() || r.sb.LogView != r.view || r.status != StatusViewChange {
+		assert.Failf("vsr: replica %d becomes primary of view %d (log view %d, status %v)", r.id, r.view, r.sb.LogView, r.status)
+	}
 	r.marks.Hit("vsr.view_change.completed")
 	r.status = StatusNormal
 	r.commit = max(r.commit, min(commit, r.log.head()))

@@ -11,3 +11,10 @@ func That(cond bool, format string, args ...any) {
 		panic("assertion failed: " + fmt.Sprintf(format, args...))
 	}
 }
+
+// Failf panics with the formatted message. Call it behind the condition,
+// `if broken { assert.Failf(...) }`, so that the arguments are boxed only
+// when an invariant is broken and the passing path costs one comparison.
+func Failf(format string, args ...any) {
+	panic("assertion failed: " + fmt.Sprintf(format, args...))
+}

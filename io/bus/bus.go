@@ -36,8 +36,13 @@ type ClientFrame struct {
 
 // Reply is one frame for a connection: the concatenation of Parts, written
 // with one vectored write. Close asks the adapter to close after writing.
+// Authenticated says the connection is bound to a session (a login
+// succeeded): the adapter lifts the limits it keeps on connections before
+// login. Only true tells something; a reply that leaves it false (an
+// eviction, a host shard's reply) changes nothing.
 type Reply struct {
-	Conn  ConnID
-	Parts [][]byte
-	Close bool
+	Conn          ConnID
+	Parts         [][]byte
+	Close         bool
+	Authenticated bool
 }

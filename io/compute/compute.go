@@ -12,7 +12,9 @@ const (
 	KindSnapshotArchive Kind = iota + 1
 	// KindHashPassword hashes Password (argon2id in production); Data is the hash.
 	KindHashPassword
-	// KindVerifyPassword checks Password against Hash; Code 0 means it matches.
+	// KindVerifyPassword checks Password against Hash; Code 0 means it
+	// matches. An empty Hash is a login of a user that does not exist: the
+	// job costs what a check of a real user's hash costs and never matches.
 	KindVerifyPassword
 )
 

@@ -130,7 +130,7 @@ func (d *Disk) File(path string) (Image, bool) {
 // PutFile sets a file's content, durable, creating it and its parents: test
 // setup, such as a journal written by another build or corrupted on purpose.
 func (d *Disk) PutFile(path string, data []byte) {
-	assert.That(validName(path), "sim disk: PutFile: bad path %q", path)
+	assert.That(storage.ValidName(path), "sim disk: PutFile: bad path %q", path)
 	res := d.fs.create(path)
 	assert.That(res == storage.ResultOK, "sim disk: PutFile %s: result %d", path, res)
 	f := d.fs.files[path]

@@ -57,12 +57,12 @@ func randomRequest(rng *rand.Rand) storage.Request {
 	case storage.OpTruncate:
 		r.Offset = rng.Uint64N(10)
 	case storage.OpRename:
-		for r.Target == "" || within(r.File, r.Target) || within(r.Target, r.File) {
+		for r.Target == "" || storage.Within(r.File, r.Target) || storage.Within(r.Target, r.File) {
 			r.Target = diffNames[rng.IntN(len(diffNames))]
 		}
 	case storage.OpList:
 		if rng.IntN(4) == 0 {
-			r.File = rootName
+			r.File = storage.RootName
 		}
 	}
 	return r

@@ -25,13 +25,9 @@ import (
 	"github.com/iggygo/iggy/io/storage"
 )
 
-// Bounds on requests, as the real disk's (adapters/disk/paths.go), and on
-// the requests in flight.
-const (
-	ReadBytesMax       = 64 << 20
-	WriteBytesMax      = 1 << 30
-	RequestsPendingMax = 1 << 14
-)
+// RequestsPendingMax bounds the requests in flight. Requests themselves are
+// held to the contract of storage.Request.Check, as on the real disk.
+const RequestsPendingMax = 1 << 14
 
 // Options tune a Disk.
 type Options struct {
@@ -92,7 +88,9 @@ func (d *Disk) SubmitIn(queue int, reqs ...storage.Request) {
 		"sim disk: %d requests pending, %d more submitted", len(d.pending), len(reqs))
 	for i := range reqs {
 		r := reqs[i]
-		checkRequest(&r)
+		if err := r.Check(); err != nil {
+			assert.Failf("sim disk: %v", err)
+		}
 		r.Data = slices.Clone(r.Data) // the slice headers, not the bytes
 		p := &pending{req: r, names: []string{r.File}, queue: queue}
 		if r.Op == storage.OpRename {
@@ -169,7 +167,7 @@ func conflict(a, b *pending) bool {
 	}
 	for _, x := range a.names {
 		for _, y := range b.names {
-			if within(x, y) || within(y, x) {
+			if storage.Within(x, y) || storage.Within(y, x) {
 				return true
 			}
 		}
@@ -197,25 +195,6 @@ func dataSum(data [][]byte) uint64 {
 		_, _ = h.Write(b)
 	}
 	return h.Sum64()
-}
-
-// checkRequest asserts that req is well formed, with the real disk's rules.
-func checkRequest(req *storage.Request) {
-	op := req.Op
-	assert.That(op >= storage.OpCreate && op <= storage.OpList, "sim disk: request %d: unknown op %d", req.ID, op)
-	rootOK := op == storage.OpList && req.File == rootName
-	assert.That(rootOK || validName(req.File), "sim disk: request %d (%v): bad path %q", req.ID, op, req.File)
-	if op == storage.OpRename {
-		assert.That(validName(req.Target), "sim disk: request %d (rename): bad target %q", req.ID, req.Target)
-		assert.That(!within(req.File, req.Target) && !within(req.Target, req.File),
-			"sim disk: request %d: rename %q onto %q, which contain each other", req.ID, req.File, req.Target)
-	} else {
-		assert.That(req.Target == "", "sim disk: request %d (%v): target %q set", req.ID, op, req.Target)
-	}
-	assert.That(op == storage.OpWrite || len(req.Data) == 0, "sim disk: request %d (%v): data set", req.ID, op)
-	assert.That(op == storage.OpRead || req.Len == 0, "sim disk: request %d (%v): length set", req.ID, op)
-	assert.That(op != storage.OpWrite || req.Size() <= WriteBytesMax, "sim disk: request %d: write of %d bytes", req.ID, req.Size())
-	assert.That(op != storage.OpRead || req.Len <= ReadBytesMax, "sim disk: request %d: read of %d bytes", req.ID, req.Len)
 }
 
 // String summarizes the disk for failure messages.

@@ -68,7 +68,7 @@ func TestTruncateAndList(t *testing.T) {
 	d := New(Options{})
 	ok(t, d, create("seg"), write("seg", 0, bytes.Repeat([]byte("x"), 100)))
 	ok(t, d, truncate("seg", 10))
-	cs := ok(t, d, read("seg", 0, 100), list(rootName))
+	cs := ok(t, d, read("seg", 0, 100), list(storage.RootName))
 	if len(cs[0].Data) != 10 {
 		t.Fatalf("read %d bytes after truncate", len(cs[0].Data))
 	}
@@ -148,7 +148,7 @@ func TestBadRequestsAreBugs(t *testing.T) {
 		create("/etc/passwd"), create("../escape"), create("a/../../b"), create("a//b"), create("a/"),
 		create(""), create("."), create("./a"), delTree("."),
 		rename("a", "a/b"), rename("a", "../b"),
-		{Op: storage.OpRead, File: "a", Len: ReadBytesMax + 1}, {Op: 0, File: "a"},
+		{Op: storage.OpRead, File: "a", Len: storage.ReadBytesMax + 1}, {Op: 0, File: "a"},
 		{Op: storage.OpSync, File: "a", Target: "b"}, {Op: storage.OpSync, File: "a", Data: [][]byte{{1}}},
 	}
 	for _, req := range bad {

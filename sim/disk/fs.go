@@ -84,12 +84,12 @@ type fsys struct {
 
 func newFS() *fsys { return &fsys{files: map[string]*file{}, dirs: map[string]bool{}} }
 
-func (s *fsys) isDir(name string) bool { return name == rootName || s.dirs[name] }
+func (s *fsys) isDir(name string) bool { return name == storage.RootName || s.dirs[name] }
 
 // missing is the result for a path that is not there: not found, or an I/O
 // error when one of its parents is a file.
 func (s *fsys) missing(name string) storage.Result {
-	for dir := parentName(name); dir != "" && dir != rootName; dir = parentName(dir) {
+	for dir := storage.ParentName(name); dir != "" && dir != storage.RootName; dir = storage.ParentName(dir) {
 		if _, ok := s.files[dir]; ok {
 			return storage.ResultIOError // ENOTDIR: a component is a file
 		}
@@ -187,14 +187,14 @@ func (s *fsys) delete(name string) storage.Result {
 		delete(s.dirs, name)
 	case s.files[name] != nil:
 		delete(s.files, name)
-	case !s.isDir(parentName(name)):
+	case !s.isDir(storage.ParentName(name)):
 		return s.missing(name)
 	}
 	return storage.ResultOK
 }
 
 func (s *fsys) deleteTree(name string) storage.Result {
-	if _, ok := s.files[name]; !ok && !s.dirs[name] && !s.isDir(parentName(name)) {
+	if _, ok := s.files[name]; !ok && !s.dirs[name] && !s.isDir(storage.ParentName(name)) {
 		return s.missing(name)
 	}
 	for _, p := range s.below(name) {
@@ -210,12 +210,12 @@ func (s *fsys) deleteTree(name string) storage.Result {
 func (s *fsys) below(dir string) []string {
 	var out []string
 	for p := range s.files {
-		if p != dir && within(p, dir) {
+		if p != dir && storage.Within(p, dir) {
 			out = append(out, p)
 		}
 	}
 	for p := range s.dirs {
-		if p != dir && within(p, dir) {
+		if p != dir && storage.Within(p, dir) {
 			out = append(out, p)
 		}
 	}
@@ -228,7 +228,7 @@ func (s *fsys) below(dir string) []string {
 func (s *fsys) rename(from, to string) storage.Result {
 	// The kernel resolves both parents before it looks the source up.
 	for _, name := range []string{from, to} {
-		if !s.isDir(parentName(name)) {
+		if !s.isDir(storage.ParentName(name)) {
 			return s.missing(name)
 		}
 	}
@@ -278,13 +278,13 @@ func (s *fsys) list(dir string) ([]storage.Entry, storage.Result) {
 	}
 	var out []storage.Entry
 	for p, f := range s.files {
-		if parentName(p) == dir {
-			out = append(out, storage.Entry{Name: baseName(p), Size: uint64(len(f.volatile))})
+		if storage.ParentName(p) == dir {
+			out = append(out, storage.Entry{Name: storage.BaseName(p), Size: uint64(len(f.volatile))})
 		}
 	}
 	for p := range s.dirs {
-		if parentName(p) == dir {
-			out = append(out, storage.Entry{Name: baseName(p), IsDir: true})
+		if storage.ParentName(p) == dir {
+			out = append(out, storage.Entry{Name: storage.BaseName(p), IsDir: true})
 		}
 	}
 	slices.SortFunc(out, func(a, b storage.Entry) int { return strings.Compare(a.Name, b.Name) })
