@@ -74,9 +74,9 @@ func (s *SweepStats) Vacuity(p Profile) error { return oracles.CheckVacuity(s.Ma
 // workload) must hit: every move of the workload among them.
 func Required(p Profile) []string {
 	if p == ProfileCluster {
-		return slices.Concat(oracles.ClusterRequired, heavyMarks)
+		return slices.Concat(oracles.ClusterRequired, heavyMarks(p))
 	}
-	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks)
+	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks(p))
 	if p == ProfileSwarm {
 		// About one swarm seed in eight holds an open, one in sixteen parks a
 		// view: a sweep of 200 hits both (TestSweep's 40 need not).
