@@ -261,6 +261,7 @@ func (w *World) onFrame(c *client, frame []byte) {
 	w.settle(a, status, payload, false)
 	c.op = nil
 	w.ops++
+	w.answeredTick = w.tick
 	c.nextAt = w.tick + w.rng.Uint64N(w.knobs.ThinkTicksMax+1)
 	if len(c.plan) > 0 {
 		c.nextAt = w.tick // a planned op follows at once (recreate.go)

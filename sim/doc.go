@@ -73,11 +73,19 @@
 //     its own batches, from offset 0, what was acknowledged), its segments
 //     deleted and read back at once (views parked while a host truncates).
 //
+// Workload (knob workload): 1, the light one the corpus's older seeds
+// replay, or 2, the heavy one new runs draw (heavier.go): 1 to 64 clients,
+// little think time, polls of every strategy, consumer group moves,
+// sessions resumed after a dropped connection, at most 3 clients on one
+// partition at once. A long run (long.go) alternates storms and calms for
+// ten simulated minutes or 100,000 ops.
+//
 // Every history event goes to package oracles: porcupine per partition,
 // the O(n) offset and consumer-offset oracles, metadata durability. In a
 // replica set, the convergence oracle checks every op each replica applied
 // (two replicas at one op must have applied the same prepare checksum, and
-// the newest op of a step batch the same state digest), and at the
+// the newest op of a step batch, when a multiple of 4, the same state
+// digest), and at the
 // end requires every live replica to be normal, in one view, fully applied
 // and identical; reads served during the run may be stale there, so only
 // the read-back after convergence feeds the durability oracle. Node log

@@ -47,7 +47,7 @@ import (
 // clock and network faults hit every replica, primaries included.
 
 // faulty says whether faults are on (before heal).
-func (w *World) faulty() bool { return !w.healed }
+func (w *World) faulty() bool { return !w.healed && !w.calm() }
 
 // chance is true with probability ppm per million.
 func (w *World) chance(ppm int) bool { return ppm > 0 && w.rng.IntN(1_000_000) < ppm }

@@ -40,6 +40,11 @@ func (p Profile) String() string {
 	return fmt.Sprintf("profile(%d)", p)
 }
 
+// Profiles are every profile, in the order a sweep of all runs them.
+func Profiles() []Profile {
+	return []Profile{ProfileLite, ProfileSwarm, ProfileLiveness, ProfileCluster}
+}
+
 // ParseProfile reads lite, swarm, liveness or cluster.
 func ParseProfile(s string) (Profile, error) {
 	for i, n := range profileNames {
@@ -125,11 +130,33 @@ type Knobs struct {
 	DriftPPM            [replicasMax]int // per replica
 	ClockStepPerMillion int
 	ClockStepMaxMicros  uint64
+
+	// Workload is the workload's version: WorkloadLegacy is the one the
+	// corpus's older seeds were found under (they replay it), WorkloadHeavy
+	// the one new runs draw (heavier.go).
+	Workload int
+	// Moves of the heavy workload: the share of data ops that poll by
+	// another strategy (first, last, timestamp), that are consumer group
+	// moves, and that drop the connection to resume the session.
+	PollOtherPercent, GroupPercent, ReconnectPercent int
+	// Long: a long run (long.go), storms and calms for FaultTicks.
+	Long bool
 }
 
-// Draw decides the knobs of seed under profile. The draw uses its own PRNG
-// stream, so adding a knob at the end changes no earlier one.
-func Draw(seed uint64, p Profile) Knobs {
+// Workload versions (Knobs.Workload).
+const (
+	WorkloadLegacy  = 1
+	WorkloadHeavy   = 2
+	WorkloadCurrent = WorkloadHeavy
+)
+
+// Draw decides the knobs of seed under profile, for the current workload.
+func Draw(seed uint64, p Profile) Knobs { return DrawWorkload(seed, p, WorkloadCurrent) }
+
+// DrawWorkload decides the knobs of seed under profile and workload
+// version v. The draw uses its own PRNG stream, so adding a knob at the
+// end changes no earlier one: the legacy draw is a prefix of the heavy.
+func DrawWorkload(seed uint64, p Profile, v int) Knobs {
 	r := rand.New(rand.NewPCG(seed, 0x6b6e6f6273))
 	var k Knobs
 	switch p {
@@ -162,6 +189,10 @@ func Draw(seed uint64, p Profile) Knobs {
 	// window, so that retirements meet crashes and view changes.
 	if coin(r) {
 		k.HeartbeatTicks = uint64([]int{100, 300, 1000}[r.IntN(3)])
+	}
+	k.Workload = WorkloadLegacy
+	if v >= WorkloadHeavy {
+		heavier(r, &k)
 	}
 	return k
 }
@@ -324,5 +355,10 @@ func (k Knobs) String() string {
 	fmt.Fprintf(&b, " kill_ppm=%d power_loss_ppm=%d down_ticks_max=%d pause_ppm=%d pause_ticks_max=%d drift_ppm=%v clock_step_ppm=%d clock_step_max_us=%d",
 		k.KillPerMillion, k.PowerLossPerMillion, k.DownTicksMax, k.PausePerMillion, k.PauseTicksMax, k.DriftPPM[:k.Replicas],
 		k.ClockStepPerMillion, k.ClockStepMaxMicros)
+	fmt.Fprintf(&b, " workload=%d long=%t", k.Workload, k.Long)
+	if k.Workload >= WorkloadHeavy {
+		fmt.Fprintf(&b, " poll_other_percent=%d group_percent=%d reconnect_percent=%d",
+			k.PollOtherPercent, k.GroupPercent, k.ReconnectPercent)
+	}
 	return b.String()
 }

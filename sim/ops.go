@@ -24,12 +24,17 @@ const (
 	opChurn  // an update or delete, a user or token op (churn.go)
 	opLogout // ends the session; the client logs in again
 	opRoutes // asks where a partition's primary is, after a 58 (routes.go)
+	// The heavy workload's (heavier.go).
+	opPollOther // a poll by the first or last offset, or a timestamp
+	opGroup     // a consumer group's create, join, leave or read
+	opGroupPoll // a poll by next as a group member
 )
 
 var opNames = [...]string{opSend: "send", opPoll: "poll", opPollNext: "poll-next", opStore: "store-offset",
 	opGetOffset: "get-offset", opCreateStream: "create-stream", opCreateTopic: "create-topic",
 	opCreatePartitions: "create-partitions", opListStreams: "get-streams", opGetTopic: "get-topic",
-	opChurn: "churn", opLogout: "logout", opRoutes: "routes"}
+	opChurn: "churn", opLogout: "logout", opRoutes: "routes", opPollOther: "poll-other", opGroup: "group",
+	opGroupPoll: "group-poll"}
 
 func (k opKind) String() string { return opNames[k] }
 
@@ -63,14 +68,19 @@ type op struct {
 
 	rc   *recreate // the recreate it is a step of (recreate.go)
 	step recreateStep
+
+	strategy wire.PollingKind // opPollOther
+	group    groupMove        // opGroup
 }
 
 func (o *op) String() string {
 	switch o.kind {
-	case opSend, opPoll, opPollNext, opStore, opGetOffset, opRoutes:
+	case opSend, opPoll, opPollNext, opStore, opGetOffset, opRoutes, opPollOther, opGroupPoll:
 		return fmt.Sprintf("%s %s/%s/%d", o.kind, o.part.Stream, o.part.Topic, o.part.Partition)
 	case opChurn, opLogout:
 		return o.stream
+	case opGroup:
+		return fmt.Sprintf("group-%s %s/%s/%s", groupMoveNames[o.group], o.part.Stream, o.part.Topic, o.name)
 	}
 	return fmt.Sprintf("%s %s/%s", o.kind, o.stream, o.name)
 }
@@ -82,7 +92,7 @@ func (w *World) retries(o *op) bool {
 	switch o.kind {
 	case opSend:
 		return w.knobs.ResendSends || o.final
-	case opPoll, opPollNext, opGetOffset, opListStreams, opGetTopic:
+	case opPoll, opPollNext, opGetOffset, opListStreams, opGetTopic, opPollOther, opGroupPoll:
 		return o.final
 	}
 	return true

@@ -16,8 +16,10 @@ import (
 // settleRead records the answer of everything but sends and stores.
 func (w *World) settleRead(a *attempt, o *op, status wire.Code, payload []byte) {
 	switch o.kind {
-	case opPoll, opPollNext:
+	case opPoll, opPollNext, opPollOther, opGroupPoll:
 		w.settlePoll(a, o, status, payload)
+	case opGroup:
+		w.settleGroup(o, status)
 	case opGetOffset:
 		w.settleGetOffset(a, o, status, payload)
 	case opCreateStream, opCreateTopic, opCreatePartitions:
@@ -71,11 +73,18 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 		w.marks.Hit(markDeferredRefused)
 		return
 	}
+	if o.kind == opGroupPoll && groupRefusal(status) {
+		w.marks.Hit(fmt.Sprintf("sim.workload.group_poll_refused_%d", uint32(status)))
+		return
+	}
 	if status != wire.OK {
 		w.unexpected(o, status)
 		return
 	}
 	r, err := decodePoll(o, payload)
+	if err == nil && r == nil {
+		return // a group member told to fetch its assignment again
+	}
 	if err != nil {
 		w.fail("wrong-data", fmt.Sprintf("%s: %v", o, err))
 		return
@@ -89,6 +98,9 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 	w.sawOffset(o.part, r.Current)
 	if o.final {
 		w.finalPolled(o, r)
+	}
+	if len(r.Msgs) > 0 {
+		w.pollMarks(o)
 	}
 	if o.kind != opPollNext || len(r.Msgs) == 0 {
 		return
@@ -110,7 +122,11 @@ func decodePoll(o *op, payload []byte) (*oracles.Read, error) {
 		return nil, fmt.Errorf("malformed poll reply: %s", code.Name())
 	}
 	pre := polled.Prefix
-	if pre.PartitionID != o.part.Partition {
+	if o.kind == opGroupPoll {
+		if err := groupPolled(o, pre.PartitionID, pre.MessagesCount); err != nil || pre.PartitionID != o.part.Partition {
+			return nil, err
+		}
+	} else if pre.PartitionID != o.part.Partition {
 		return nil, fmt.Errorf("answered for partition %d", pre.PartitionID)
 	}
 	r := &oracles.Read{Part: o.part, ByOffset: o.kind == opPoll, Offset: o.offset, Count: o.count, Current: pre.CurrentOffset}
@@ -198,13 +214,28 @@ func messageID(b uint64, i uint32) [16]byte {
 }
 
 func payload(b uint64, i uint32, size int) []byte {
-	p := []byte("b" + strconv.FormatUint(b, 10) + "#" + strconv.FormatUint(uint64(i), 10))
-	if len(p) < size {
-		p = append(p, bytes.Repeat([]byte("."), size-len(p))...)
+	var head [payloadHeadBytesMax]byte
+	h := payloadHead(head[:0], b, i)
+	p := make([]byte, max(size, len(h)))
+	copy(p, h)
+	for j := len(h); j < len(p); j++ {
+		p[j] = '.'
 	}
 	return p
 }
 
+// payloadHeadBytesMax bounds "b<batch>#<index>".
+const payloadHeadBytesMax = 32
+
+func payloadHead(dst []byte, b uint64, i uint32) []byte {
+	dst = append(dst, 'b')
+	dst = strconv.AppendUint(dst, b, 10)
+	dst = append(dst, '#')
+	return strconv.AppendUint(dst, uint64(i), 10)
+}
+
+// messageOf names a polled message and checks its payload is the one its
+// id says, without building that payload again.
 func messageOf(id [16]byte, p []byte) (oracles.Msg, error) {
 	b := binary.LittleEndian.Uint64(id[:])
 	i := binary.LittleEndian.Uint64(id[8:])
@@ -212,10 +243,20 @@ func messageOf(id [16]byte, p []byte) (oracles.Msg, error) {
 		return oracles.Msg{}, fmt.Errorf("foreign message id %x", id)
 	}
 	m := oracles.Msg{Batch: b, Index: uint32(i - 1)}
-	if want := payload(m.Batch, m.Index, len(p)); !bytes.Equal(p, want) {
+	var head [payloadHeadBytesMax]byte
+	if h := payloadHead(head[:0], m.Batch, m.Index); !bytes.HasPrefix(p, h) || !padding(p[len(h):]) {
 		return oracles.Msg{}, fmt.Errorf("payload of %d#%d does not match its id", m.Batch, m.Index)
 	}
 	return m, nil
+}
+
+func padding(p []byte) bool {
+	for _, c := range p {
+		if c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *World) settleGetOffset(a *attempt, o *op, status wire.Code, payload []byte) {
@@ -340,4 +381,19 @@ func (w *World) staleRead(o *op) bool {
 	}
 	w.marks.Hit("sim.read.stale_unchecked")
 	return true
+}
+
+// pollMarks marks the heavy workload's polls that returned messages.
+func (w *World) pollMarks(o *op) {
+	switch {
+	case o.kind == opGroupPoll:
+		w.marks.Hit(markGroupPolled)
+	case o.kind != opPollOther:
+	case o.strategy == wire.PollFirst:
+		w.marks.Hit(markPollFirst)
+	case o.strategy == wire.PollLast:
+		w.marks.Hit(markPollLast)
+	default:
+		w.marks.Hit(markPollTimestamp)
+	}
 }

@@ -14,7 +14,7 @@ import (
 // partitionPlane reports an op served by a partition's primary.
 func (o *op) partitionPlane() bool {
 	switch o.kind {
-	case opSend, opPoll, opPollNext, opStore, opGetOffset:
+	case opSend, opPoll, opPollNext, opStore, opGetOffset, opPollOther, opGroupPoll:
 		return true
 	}
 	return false

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,21 +72,17 @@ func readLines(t *testing.T, name string) []string {
 	return out
 }
 
-// Every seed that ever failed is replayed: it passes, or fails with a
-// known open core bug (logged). (covers STOR-7, STOR-45, RES-38, VSR-28)
+// Every seed that ever failed is replayed under the workload it was found
+// with: it passes, or fails with a known open core bug (logged). (covers
+// STOR-7, STOR-45, RES-38, VSR-28)
 func TestCorpus(t *testing.T) {
 	bugs := loadOpenBugs(t)
 	for _, line := range readLines(t, "corpus.txt") {
-		f := strings.Fields(line)
-		if len(f) != 2 {
-			t.Fatalf("corpus.txt: bad line %q", line)
+		seed, p, v, err := parseCorpusLine(line)
+		if err != nil {
+			t.Fatalf("corpus.txt: %v", err)
 		}
-		seed, err := strconv.ParseUint(f[0], 10, 64)
-		p, perr := ParseProfile(f[1])
-		if err != nil || perr != nil {
-			t.Fatalf("corpus.txt: bad line %q", line)
-		}
-		res := Run(seed, p, nil)
+		res := RunKnobs(seed, DrawWorkload(seed, p, v), nil)
 		switch b := known(bugs, res.Failure); {
 		case res.OK():
 		case b != nil:
@@ -94,4 +91,27 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("seed %d %s: %s\n%s", seed, p, res.Line(), res.Details)
 		}
 	}
+}
+
+// parseCorpusLine reads "<seed> <profile> [w<workload>]": a line without
+// a workload was found under WorkloadLegacy, before the heavy workload.
+func parseCorpusLine(line string) (uint64, Profile, int, error) {
+	f := strings.Fields(line)
+	v := WorkloadLegacy
+	if len(f) == 3 && strings.HasPrefix(f[2], "w") {
+		n, err := strconv.Atoi(f[2][1:])
+		if err != nil || n < WorkloadLegacy || n > WorkloadCurrent {
+			return 0, 0, 0, fmt.Errorf("bad workload in %q", line)
+		}
+		v, f = n, f[:2]
+	}
+	if len(f) != 2 {
+		return 0, 0, 0, fmt.Errorf("bad line %q", line)
+	}
+	seed, err := strconv.ParseUint(f[0], 10, 64)
+	p, perr := ParseProfile(f[1])
+	if err != nil || perr != nil {
+		return 0, 0, 0, fmt.Errorf("bad line %q", line)
+	}
+	return seed, p, v, nil
 }

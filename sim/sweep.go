@@ -39,8 +39,11 @@ func (s *SweepStats) SimPerWall() float64 {
 	if s.Wall <= 0 {
 		return 0
 	}
-	return float64(s.Ticks) * clock.TickMillis / 1000 / s.Wall.Seconds()
+	return s.SimSeconds() / s.Wall.Seconds()
 }
+
+// SimSeconds is the simulated time of every run.
+func (s *SweepStats) SimSeconds() float64 { return float64(s.Ticks) * clock.TickMillis / 1000 }
 
 // PorcupineMillisPerSeed is the average linearizability check time.
 func (s *SweepStats) PorcupineMillisPerSeed() float64 {
@@ -72,12 +75,13 @@ func (s *SweepStats) Vacuity(p Profile) error { return oracles.CheckVacuity(s.Ma
 // lite and cluster profiles abandon sessions; sim/client.go lost).
 const markLeaseExpired = "node.session.lease_expired"
 
-// Required are the marks a sweep of profile p must hit.
+// Required are the marks a sweep of profile p (with the current, heavy
+// workload) must hit: every move of the workload among them.
 func Required(p Profile) []string {
 	if p == ProfileCluster {
-		return slices.Concat(oracles.ClusterRequired, deferredClusterRequired, []string{markLeaseExpired})
+		return slices.Concat(oracles.ClusterRequired, heavyMarks(p), deferredClusterRequired, []string{markLeaseExpired})
 	}
-	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, deferredRequired)
+	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks(p), deferredRequired)
 	if p == ProfileLite { // swarm and liveness seeds abandon no session
 		marks = append(marks, markLeaseExpired)
 	}
@@ -98,12 +102,36 @@ func Required(p Profile) []string {
 // independent), calling progress after each run, in seed order for the
 // aggregates so the summary does not depend on scheduling.
 func Sweep(a, b uint64, p Profile, progress func(done, total int, s *SweepStats)) *SweepStats {
-	total := int(b - a + 1)
-	results := make([]Result, total)
-	st := &SweepStats{Marks: mark.Counts{}}
+	return SweepRanges([]SweepRange{{Profile: p, First: a, Last: b}}, progress)[0]
+}
+
+// SweepRange is the seeds First..Last of one profile.
+type SweepRange struct {
+	Profile     Profile
+	First, Last uint64
+}
+
+func (r SweepRange) seeds() int { return int(r.Last - r.First + 1) }
+
+// SweepRanges runs every seed of every range on GOMAXPROCS workers that
+// take the next seed from one queue (the ranges in order: put the costly
+// profiles first, so no worker is left alone with them at the end), and
+// returns one SweepStats per range, aggregated in seed order. progress
+// sees the running totals of all ranges.
+func SweepRanges(ranges []SweepRange, progress func(done, total int, s *SweepStats)) []*SweepStats {
+	type job struct{ rng, i int }
+	var jobs []job
+	results := make([][]Result, len(ranges))
+	for ri, r := range ranges {
+		results[ri] = make([]Result, r.seeds())
+		for i := range r.seeds() {
+			jobs = append(jobs, job{ri, i})
+		}
+	}
+	running := &SweepStats{Marks: mark.Counts{}}
 	start := time.Now()
 	var mu sync.Mutex
-	next, done := 0, 0
+	next := 0
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
@@ -111,30 +139,40 @@ func Sweep(a, b uint64, p Profile, progress func(done, total int, s *SweepStats)
 			defer wg.Done()
 			for {
 				mu.Lock()
-				i := next
+				n := next
 				next++
 				mu.Unlock()
-				if i >= total {
+				if n >= len(jobs) {
 					return
 				}
-				r := Run(a+uint64(i), p, nil)
+				j := jobs[n]
+				res := Run(ranges[j.rng].First+uint64(j.i), ranges[j.rng].Profile, nil)
 				mu.Lock()
-				results[i] = r
-				done++
-				if !r.OK() {
-					st.Failed = append(st.Failed, r)
+				results[j.rng][j.i] = res
+				if !res.OK() {
+					running.Failed = append(running.Failed, res)
 				}
-				st.Wall = time.Since(start)
-				st.Seeds = done
+				running.Seeds++
+				running.Wall = time.Since(start)
 				if progress != nil {
-					progress(done, total, st)
+					progress(running.Seeds, len(jobs), running)
 				}
 				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	st.Failed = st.Failed[:0]
+	out := make([]*SweepStats, len(ranges))
+	for ri := range ranges {
+		out[ri] = aggregate(results[ri])
+		out[ri].Wall = time.Since(start)
+	}
+	return out
+}
+
+// aggregate sums the results of one range, in seed order.
+func aggregate(results []Result) *SweepStats {
+	st := &SweepStats{Marks: mark.Counts{}, Seeds: len(results)}
 	for _, r := range results {
 		if !r.OK() {
 			st.Failed = append(st.Failed, r)
@@ -149,18 +187,17 @@ func Sweep(a, b uint64, p Profile, progress func(done, total int, s *SweepStats)
 		st.Ops += r.Ops
 		st.Porcupine += r.Porcupine.Elapsed
 	}
-	st.Seeds, st.Wall = total, time.Since(start)
 	return st
 }
 
 // RunRecorded runs one seed and writes its gzip trace to path.
-func RunRecorded(seed uint64, p Profile, path string) (Result, error) {
+func RunRecorded(seed uint64, k Knobs, path string) (Result, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return Result{}, fmt.Errorf("record: %w", err)
 	}
 	zw := gzip.NewWriter(f)
-	res := Run(seed, p, zw)
+	res := RunKnobs(seed, k, zw)
 	if err := zw.Close(); err != nil {
 		f.Close()
 		return res, fmt.Errorf("record: %w", err)

@@ -61,17 +61,37 @@ func (w *World) nextOp(c *client) *op {
 	if !w.knobs.DataOps || len(topics) == 0 || w.rng.IntN(100) < w.knobs.MetaPercent {
 		return w.metaOp(c, topics)
 	}
+	if w.knobs.Workload >= WorkloadHeavy {
+		if t, k, ok := w.quietPartition(topics); ok {
+			return w.heavyDataOp(c, t, k)
+		}
+		return w.metaOp(c, topics)
+	}
 	t := topics[w.rng.IntN(len(topics))]
 	k := oracles.PartKey{Stream: t.stream, Topic: t.name, Partition: w.rng.Uint32N(t.partitions)}
 	if w.catalog.part(k).ops >= partitionOpsWorkload {
 		return w.metaOp(c, topics)
 	}
+	return w.plainDataOp(c, t, k, legacyPollOffsetPercent)
+}
+
+// The shares of a plain data op (percent, cumulative): sends, then polls
+// by offset (up to a workload's own share), polls by next, the rest
+// offset reads.
+const (
+	sendPercent             = 50
+	legacyPollOffsetPercent = 75
+	pollNextUntilPercent    = 92
+)
+
+// plainDataOp draws a send, a poll by offset or by next, or an offset read.
+func (w *World) plainDataOp(c *client, t *topicInfo, k oracles.PartKey, pollOffsetUntil int) *op {
 	switch r := w.rng.IntN(100); {
-	case r < 50:
+	case r < sendPercent:
 		return w.sendOp(t, k)
-	case r < 75:
+	case r < pollOffsetUntil:
 		return w.pollOp(c, t, k, false)
-	case r < 92:
+	case r < pollNextUntilPercent:
 		return w.pollOp(c, t, k, true)
 	default:
 		return &op{kind: opGetOffset, code: wire.CmdGetConsumerOffset, part: k, topic: t,

@@ -66,13 +66,17 @@ type World struct {
 	marks   mark.Counts
 	trace   *tracer
 
-	lastConn   uint64
-	batches    uint64
-	ops        int
-	healed     bool
-	healTick   uint64
-	finished   bool
-	readFaults map[string]int // injected read faults per partition directory
+	lastConn uint64
+	batches  uint64
+	ops      int
+	healed   bool
+	healTick uint64
+	// answeredTick: the last tick a client's op was answered.
+	answeredTick uint64
+	// A long run's storm and calm (long.go).
+	stormUntil, calmUntil uint64
+	finished              bool
+	readFaults            map[string]int // injected read faults per partition directory
 	// writeFaults: injected write faults per partition directory.
 	writeFaults map[string]int
 	// clusterDamaged: partitions with a segment rotted on some replica of a
@@ -83,11 +87,17 @@ type World struct {
 	events         []string
 }
 
-// Run simulates seed under profile. rec, when set, receives the trace
-// (uncompressed; wrap it with NewGzipRecorder for iggy-sim -record).
+// Run simulates seed under profile with the current workload. rec, when
+// set, receives the trace (uncompressed; wrap it with NewGzipRecorder for
+// iggy-sim -record).
 func Run(seed uint64, p Profile, rec io.Writer) Result {
+	return RunKnobs(seed, Draw(seed, p), rec)
+}
+
+// RunKnobs simulates seed with knobs k (DrawWorkload's).
+func RunKnobs(seed uint64, k Knobs, rec io.Writer) Result {
 	start := time.Now()
-	w := newWorld(seed, Draw(seed, p), rec)
+	w := newWorld(seed, k, rec)
 	panicked := w.runGuarded()
 	res := w.result()
 	if panicked != "" {
@@ -168,7 +178,10 @@ func (w *World) run() {
 		w.startNode(h)
 	}
 	for w.tick = 1; w.tick <= ticksMax && !w.stopped(); w.tick++ {
-		if !w.healed && w.tick > w.knobs.FaultTicks {
+		if !w.healed && w.knobs.Long {
+			w.longPhases()
+		}
+		if !w.healed && (w.tick > w.knobs.FaultTicks || w.longDone()) {
 			w.heal()
 		}
 		if w.faulty() {
@@ -186,7 +199,7 @@ func (w *World) run() {
 		if w.finished {
 			break
 		}
-		if w.healed && w.tick > w.healTick+w.knobs.HealBudgetTicks {
+		if w.healed && w.tick > w.budgetFrom()+w.knobs.HealBudgetTicks {
 			w.budgetSpent()
 		}
 	}
@@ -207,6 +220,18 @@ func (w *World) heal() {
 			h.restartAt = w.tick
 		}
 	}
+}
+
+// budgetFrom is the tick the heal budget counts from: the heal, or under
+// the heavy workload the last answer after it, since the read-back is a
+// sequence of requests (one per partition and more), each of which must
+// finish within the budget, and dozens of clients create hundreds of
+// partitions.
+func (w *World) budgetFrom() uint64 {
+	if w.knobs.Workload >= WorkloadHeavy {
+		return max(w.healTick, w.answeredTick)
+	}
+	return w.healTick
 }
 
 // budgetSpent: the heal budget ran out. A cluster whose live replicas

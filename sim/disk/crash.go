@@ -134,6 +134,5 @@ func (d *Disk) PutFile(path string, data []byte) {
 	res := d.fs.create(path)
 	assert.That(res == storage.ResultOK, "sim disk: PutFile %s: result %d", path, res)
 	f := d.fs.files[path]
-	f.volatile = slices.Clone(data)
-	f.sync()
+	f.put(slices.Clone(data))
 }

@@ -47,6 +47,10 @@ type pending struct {
 	names []string // File, and Target for a rename: what it is ordered by
 	sum   uint64   // XXH3 of an OpWrite's data at submission
 	queue int      // the submitter's queue: order holds within one only
+	// blockers counts the earlier pending requests it conflicts with: it
+	// is ready at 0. Kept as requests come and go, so choosing the next
+	// costs a scan, not a comparison of every pair of the backlog.
+	blockers int
 }
 
 // Disk executes requests one at a time, in a seeded order. Not safe for
@@ -95,6 +99,11 @@ func (d *Disk) SubmitIn(queue int, reqs ...storage.Request) {
 		if r.Op == storage.OpWrite {
 			p.sum = dataSum(r.Data)
 		}
+		for _, q := range d.pending {
+			if conflict(p, q) {
+				p.blockers++
+			}
+		}
 		d.pending = append(d.pending, p)
 	}
 }
@@ -117,6 +126,11 @@ func (d *Disk) Next() (storage.Completion, bool) {
 	i := ready[d.rng.IntN(len(ready))]
 	p := d.pending[i]
 	d.pending = slices.Delete(d.pending, i, i+1)
+	for _, q := range d.pending[i:] {
+		if conflict(q, p) {
+			q.blockers--
+		}
+	}
 	return d.run(p), true
 }
 
@@ -138,14 +152,7 @@ func (d *Disk) Drain() []storage.Completion {
 func (d *Disk) ready() []int {
 	var out []int
 	for i, p := range d.pending {
-		blocked := false
-		for _, q := range d.pending[:i] {
-			if conflict(p, q) {
-				blocked = true
-				break
-			}
-		}
-		if !blocked {
+		if p.blockers == 0 {
 			out = append(out, i)
 		}
 	}

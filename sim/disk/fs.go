@@ -27,10 +27,20 @@ type pendingWrite struct {
 	data   []byte
 }
 
-// sync makes the volatile image durable (fdatasync).
+// sync makes the volatile image durable (fdatasync). The volatile image is
+// always the durable one with the unsynced writes applied in order, so
+// applying them again costs what was written, not the file's size (a
+// segment of a megabyte is synced after every flush).
 func (f *file) sync() {
-	f.durable = slices.Clone(f.volatile)
+	for _, w := range f.unsynced {
+		f.durable = writeAt(f.durable, w.offset, w.data)
+	}
 	f.unsynced = nil
+}
+
+// put makes img the file's content, durable at once.
+func (f *file) put(img []byte) {
+	f.volatile, f.durable, f.unsynced = img, slices.Clone(img), nil
 }
 
 func (f *file) write(offset uint64, data [][]byte) {
@@ -100,7 +110,7 @@ func (s *fsys) execute(req *storage.Request) storage.Completion {
 	case storage.OpSync:
 		c.Result = s.withFile(req.File, (*file).sync)
 	case storage.OpTruncate:
-		c.Result = s.withFile(req.File, func(f *file) { f.volatile = resize(f.volatile, req.Offset); f.sync() })
+		c.Result = s.withFile(req.File, func(f *file) { f.put(resize(f.volatile, req.Offset)) })
 	case storage.OpDelete:
 		c.Result = s.delete(req.File)
 	case storage.OpDeleteTree:
