@@ -317,7 +317,9 @@ func (w *World) evicted(c *client, frame []byte) {
 		return
 	}
 	if a := c.att; a != nil {
-		w.settle(a, wire.Unauthenticated, nil, false)
+		// A read or metadata request that an eviction ended got no answer:
+		// it tells the oracles nothing (it may have been applied).
+		w.settle(a, wire.Unauthenticated, nil, a.app == nil && a.store == nil)
 	}
 	l := c.link
 	w.lost(c)
