@@ -230,11 +230,7 @@ func (b *booter) snapshotRead() {
 	}
 	n.meta, n.clients = meta, clients
 	n.applied, n.appliedChecksum = op, b.sb.CheckpointChecksum
-	n.serving = &checkpointing{cp: vsr.Checkpoint{Op: op, Checksum: b.sb.CheckpointChecksum,
-		Size: b.sb.SnapshotSize, ImageChecksum: b.sb.SnapshotChecksum}}
-	if n.cfg.clustered() {
-		n.serving.image = img
-	}
+	n.mg.Serve(b.sb, img)
 	n.openAllPartitions()
 	b.listJournal()
 }
@@ -287,7 +283,7 @@ func (b *booter) createFresh() {
 	for _, p := range superblockPaths {
 		n.submit(misc, storage.Request{Op: storage.OpCreate, File: p})
 	}
-	n.superblock = vsr.Superblock{Sequence: 1}
+	sb := vsr.Superblock{Sequence: 1}
 	if n.cfg.clustered() {
 		// A replica acts only once its superblock is durable: a power loss
 		// before that brings it back fresh, and a fresh replica that had
@@ -295,12 +291,12 @@ func (b *booter) createFresh() {
 		// cluster seeds 728, 755, 828). After it, a restart is no longer
 		// fresh and its primary moves to the next view.
 		b.phase = bootCreatingCluster
-		b.freshSync = n.writeSlot(n.superblock, owner{kind: ownerBoot})
+		b.freshSync = n.mg.WriteSlot(sb, diskFor{n, owner{kind: ownerBoot}})
 		return
 	}
-	n.writeSlot(n.superblock, misc)
-	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, nil, 0, 0)
-	n.replica = vsr.NewReplica(n.journal, 0, 0)
+	n.mg.WriteSlot(sb, diskFor{n, misc})
+	j := vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, nil, 0, 0)
+	n.mg.Open(sb, j, vsr.NewReplica(j, 0, 0))
 	b.phase = bootRootCommit
 	n.propose(vsr.Prepare{
 		Kind: vsr.KindCommand, Timestamp: n.now.NowMicros,
@@ -341,10 +337,8 @@ func (b *booter) replay() {
 	if len(prepares) > 0 {
 		last = max(last, prepares[len(prepares)-1].Op)
 	}
-	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, b.segments, tail, last)
-	n.replica = vsr.NewReplica(n.journal, 0, last)
-	n.checkpointOp = b.sb.CheckpointOp
-	n.superblock = b.sb
+	j := vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, b.segments, tail, last)
+	n.mg.Open(b.sb, j, vsr.NewReplica(j, 0, last))
 	n.logf("replayed metadata ops %d..%d after checkpoint %d", b.sb.CheckpointOp+1, last, b.sb.CheckpointOp)
 	b.recoverPartitions()
 }

@@ -8,6 +8,7 @@ package node
 import (
 	"fmt"
 
+	"github.com/iggygo/iggy/core/group"
 	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/clock"
@@ -88,6 +89,13 @@ func New(cfg Config, crypto Crypto) *Node {
 	cfg.validate()
 	n := &Node{cfg: cfg, crypto: crypto, owners: map[storage.ReqID]owner{}, state: newState()}
 	n.readers = n.newReaders()
+	n.mg = group.New(group.Config{
+		Files:       group.Files{Slots: superblockPaths, Image: snapshotPath},
+		Images:      diskFor{n, owner{kind: ownerCheckpoint}},
+		Superblocks: diskFor{n, owner{kind: ownerSuperblock}},
+		Misc:        diskFor{n, owner{kind: ownerMisc}},
+		ServeImages: cfg.clustered(),
+	}, metaMachine{n})
 	return n
 }
 
@@ -153,7 +161,7 @@ func (n *Node) onCompletion(c storage.Completion) {
 	switch o.kind {
 	case ownerJournal:
 		// Besides flushes, the journal creates and deletes segment files.
-		if !n.replica.Complete(c) && c.Result != storage.ResultOK {
+		if !n.mg.Replica().Complete(c) && c.Result != storage.ResultOK {
 			n.fatal("journal segment request %d failed: %s", c.ID, c.Err)
 		}
 		n.applyCommitted()
@@ -161,10 +169,8 @@ func (n *Node) onCompletion(c storage.Completion) {
 		n.boot.complete(c)
 	case ownerPartition:
 		n.partitionCompletion(o, c)
-	case ownerCheckpoint:
-		n.checkpointCompletion(c)
-	case ownerSuperblock:
-		n.superblockCompletion(c)
+	case ownerCheckpoint, ownerSuperblock:
+		n.metaGroupCompletion(o.kind, c)
 	case ownerGroupBoot:
 		n.groupBootCompletion(o, c)
 	case ownerGroupJournal:
@@ -196,12 +202,12 @@ func (n *Node) fatal(format string, args ...any) {
 // so concurrent requests share writes and syncs.
 func (n *Node) flush() {
 	switch {
-	case n.replica == nil:
+	case n.mg.Replica() == nil:
 	case n.cfg.clustered():
 		n.clusterFlush()
 		n.flushGroups()
 	default:
-		n.replica.Flush()
+		n.mg.Replica().Flush()
 	}
 	n.flushPartitions()
 	if n.isHost() {

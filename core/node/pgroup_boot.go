@@ -143,10 +143,7 @@ func (b *pgroupBoot) readAll(n *Node, g *pgroup) {
 func (n *Node) createGroup(g *pgroup) {
 	v := n.initialView(g)
 	sb := vsr.Superblock{Sequence: 1, View: v, LogView: v}
-	path := g.superblockPath(0)
-	n.submit(g.bootOwner(), storage.Request{Op: storage.OpCreate, File: path})
-	n.submit(g.bootOwner(), storage.Request{Op: storage.OpWrite, File: path, Data: [][]byte{sb.Encode()}})
-	g.boot.freshSync = n.submit(g.bootOwner(), storage.Request{Op: storage.OpSync, File: path})
+	g.boot.freshSync = g.host.WriteSlot(sb, diskFor{n, g.bootOwner()})
 	// Slots that exist but hold nothing valid (a crash before their first
 	// sync) are read no more.
 	g.boot.data, g.boot.files, g.boot.slots = nil, nil, 0
@@ -179,13 +176,14 @@ func (n *Node) openGroupReplica(g *pgroup) {
 	if rec.CutBytes > 0 {
 		n.logf("%s: cut %d bytes of torn or corrupt tail; peers repair it", g.dir(), rec.CutBytes)
 	}
-	g.journal, g.sb, g.boot = rec.Journal, sb, nil
+	g.boot = nil
+	written := sb
 	if fresh {
-		g.sb.Sequence = 1 // the slot createGroup wrote; vsr opens a new group (sequence 0) in its first view
+		written.Sequence = 1 // the slot createGroup wrote; vsr opens a new group (sequence 0) in its first view
 	}
-	g.applied, g.appliedChecksum, g.ckptOp = sb.CheckpointOp, sb.CheckpointChecksum, sb.CheckpointOp
+	g.applied, g.appliedChecksum = sb.CheckpointOp, sb.CheckpointChecksum
 	g.nextOffset = next
-	g.replica = vsr.Open(n.pgroupConfig(g, sb, rec.Prepares, rec.ClaimOp))
+	g.host.Open(written, rec.Journal, vsr.Open(n.pgroupConfig(g, rec.Journal, sb, rec.Prepares, rec.ClaimOp)))
 	n.applyGroup(g)
 }
 
@@ -240,7 +238,6 @@ func (g *pgroup) bootImage(n *Node, sb vsr.Superblock) (uint64, bool) {
 		n.fatal("refusing %s: %v", g.imagePath(sb.CheckpointOp), err)
 		return 0, false
 	}
-	cp := vsr.Checkpoint{Op: sb.CheckpointOp, Checksum: sb.CheckpointChecksum, Size: sb.SnapshotSize, ImageChecksum: sb.SnapshotChecksum}
-	g.serving = &pgroupCheckpoint{cp: cp, image: img, synced: true}
+	g.host.Serve(sb, img)
 	return next, true
 }
