@@ -53,7 +53,12 @@ type Files struct {
 
 // Config makes a Host.
 type Config struct {
+	// Name names the group in log lines and refusals.
+	Name  string
 	Files Files
+	// JournalDir holds the journal's segments, written through Journal.
+	JournalDir string
+	Journal    Disk
 	// Images and Superblocks carry the image and slot writes; Misc the
 	// deletes of released images, whose completions need no handling
 	// beyond a log line. Images and Superblocks may be the same Disk.
@@ -61,6 +66,8 @@ type Config struct {
 	// ServeImages keeps the durable image in memory to serve peers' state
 	// transfers (replica sets); a standalone node drops it once written.
 	ServeImages bool
+	// Logf receives the host's log lines.
+	Logf func(format string, args ...any)
 }
 
 // Host is this replica's member of one group. Not safe for concurrent use.
@@ -81,18 +88,20 @@ type Host struct {
 // New makes the host of a group that has not opened yet: boot reads its
 // superblock and journal, then calls Open.
 func New(cfg Config, sm StateMachine) *Host {
-	assert.That(cfg.Images != nil && cfg.Superblocks != nil && cfg.Misc != nil && cfg.Files.Image != nil, "group: a host needs its disks and file names")
+	assert.That(cfg.Journal != nil && cfg.Images != nil && cfg.Superblocks != nil && cfg.Misc != nil, "group: a host needs its disks")
+	assert.That(cfg.Files.Image != nil && cfg.JournalDir != "" && cfg.Logf != nil, "group: a host needs its file names and a log")
 	return &Host{cfg: cfg, sm: sm}
 }
 
-// Open starts the group from what boot read: sb is the newest durable
+// open starts the group from what boot read: sb is the newest durable
 // superblock (its checkpoint is the durable one), j the recovered journal
 // and r the replica opened on them.
-func (h *Host) Open(sb vsr.Superblock, j *vsr.Journal, r *vsr.Replica) {
+func (h *Host) open(sb vsr.Superblock, j *vsr.Journal, r *vsr.Replica) {
 	assert.That(h.replica == nil && h.writing == nil && h.pending == nil, "group: opened twice")
 	assert.That(j != nil && r != nil, "group: opened without a journal or replica")
 	h.sb, h.durable = sb, sb.CheckpointOp
 	h.journal, h.replica = j, r
+	assert.That(h.durable == h.sb.CheckpointOp, "group: opened at another checkpoint than its superblock's")
 }
 
 // Replica is the group's replica; nil until Open.

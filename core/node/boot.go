@@ -295,8 +295,7 @@ func (b *booter) createFresh() {
 		return
 	}
 	n.mg.WriteSlot(sb, diskFor{n, misc})
-	j := vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, nil, 0, 0)
-	n.mg.Open(sb, j, vsr.NewReplica(j, 0, 0))
+	n.mg.OpenStandalone(sb, nil, 0, 0)
 	b.phase = bootRootCommit
 	n.propose(vsr.Prepare{
 		Kind: vsr.KindCommand, Timestamp: n.now.NowMicros,
@@ -337,8 +336,7 @@ func (b *booter) replay() {
 	if len(prepares) > 0 {
 		last = max(last, prepares[len(prepares)-1].Op)
 	}
-	j := vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, b.segments, tail, last)
-	n.mg.Open(b.sb, j, vsr.NewReplica(j, 0, last))
+	n.mg.OpenStandalone(b.sb, b.segments, tail, last)
 	n.logf("replayed metadata ops %d..%d after checkpoint %d", b.sb.CheckpointOp+1, last, b.sb.CheckpointOp)
 	b.recoverPartitions()
 }

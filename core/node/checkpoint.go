@@ -2,7 +2,6 @@ package node
 
 import (
 	"github.com/iggygo/iggy/core/group"
-	"github.com/iggygo/iggy/io/storage"
 )
 
 // checkpointEveryOpsDefault spaces checkpoints when the config does not:
@@ -45,19 +44,6 @@ func (n *Node) maybeCheckpoint() {
 // way to the superblock.
 func (n *Node) checkpointing() bool {
 	return n.installing != nil || n.mg.Checkpointing()
-}
-
-// metaGroupCompletion passes a completion of the metadata group's image or
-// superblock writes to its host; a failed one stops the node.
-func (n *Node) metaGroupCompletion(kind ownerKind, c storage.Completion) {
-	switch {
-	case c.Result == storage.ResultOK:
-		n.mg.Complete(c)
-	case kind == ownerCheckpoint:
-		n.fatal("checkpoint at op %d: disk request failed: %s", n.mg.Pending().CP.Op, c.Err)
-	default:
-		n.fatal("superblock write (sequence %d): disk request failed: %s", n.mg.WritingSequence(), c.Err)
-	}
 }
 
 // openAllPartitions opens the log of every partition the metadata holds,

@@ -91,10 +91,9 @@ func (n *Node) onPeer(m PeerMessage) {
 }
 
 // replicaConfig opens the metadata group's replica of a set.
-func (n *Node) replicaConfig(j *vsr.Journal, sb vsr.Superblock, prepares []vsr.Prepare) vsr.Config {
+func (n *Node) replicaConfig(sb vsr.Superblock) vsr.Config {
 	return vsr.Config{
-		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Journal: j,
-		Superblock: sb, Prepares: prepares, Images: n.mg, Marks: n.cfg.Marks,
+		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Superblock: sb, Marks: n.cfg.Marks,
 		WindowOps: n.cfg.ReplicaWindowOps,
 	}
 }
@@ -114,16 +113,10 @@ func (b *booter) openCluster() {
 	for i, data := range b.data {
 		segs[i] = vsr.RecoveredSegment{FirstOp: b.segments[i].FirstOp, Data: data}
 	}
-	rec := vsr.RecoverJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, segs, b.sb.CheckpointOp, b.sb.CheckpointChecksum, b.sb.LogView, n.cfg.Marks)
-	if rec.CutBytes > 0 {
-		n.logf("%s: cut %d bytes of torn or corrupt tail; peers repair it", journalDir, rec.CutBytes)
-	}
-	cfg := n.replicaConfig(rec.Journal, b.sb, rec.Prepares)
-	cfg.ClaimOp = rec.ClaimOp
+	rec := n.mg.Recover(n.replicaConfig(b.sb), segs, b.sb)
 	if rec.ClaimOp > 0 {
 		n.logf("%s: damaged, not torn: ops up to %d follow the damage; the log votes untrusted until peers repair it", journalDir, rec.ClaimOp)
 	}
-	n.mg.Open(b.sb, rec.Journal, vsr.Open(cfg))
 	n.logf("replica %d of %d: view %d, ops %d..%d after checkpoint %d await their commit",
 		n.cfg.Replica, n.cfg.Replicas, n.mg.Replica().View(), b.sb.CheckpointOp+1, n.mg.Replica().Op(), b.sb.CheckpointOp)
 	b.recoverPartitions()
@@ -155,9 +148,8 @@ func (b *booter) withoutSuperblock() {
 // proposed by whichever replica is primary when the committed log is empty.
 func (b *booter) createCluster() {
 	n := b.n
-	j := vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, nil, 0, 0)
 	// The slot createFresh made durable is the newest written.
-	n.mg.Open(vsr.Superblock{Sequence: 1}, j, vsr.Open(n.replicaConfig(j, vsr.Superblock{}, nil)))
+	n.mg.Create(n.replicaConfig(vsr.Superblock{}), vsr.Superblock{Sequence: 1})
 	n.logf("initialized fresh storage as replica %d of %d", n.cfg.Replica, n.cfg.Replicas)
 	b.recoverPartitions()
 }
@@ -169,16 +161,8 @@ func (b *booter) createCluster() {
 // no longer answer.
 func (n *Node) clusterFlush() {
 	n.maybeProposeRoot()
-	n.mg.Replica().Flush()
-	rd := n.mg.Replica().TakeReady()
-	for _, m := range rd.Messages {
-		n.ready.Peers = append(n.ready.Peers, PeerMessage{Msg: m})
-	}
-	if rd.Superblock != nil {
-		n.mg.WantViewState(rd.Superblock)
-	}
-	if rd.Install != nil {
-		n.installing = rd.Install
+	if in := n.flushHost(n.mg, GroupID{}); in != nil {
+		n.installing = in
 	}
 	n.startInstall()
 	n.settleWaiters()

@@ -92,10 +92,9 @@ func (g *pgroup) leads() bool {
 }
 
 // pgroupConfig opens a partition group's replica.
-func (n *Node) pgroupConfig(g *pgroup, j *vsr.Journal, sb vsr.Superblock, prepares []vsr.Prepare, claim uint64) vsr.Config {
+func (n *Node) pgroupConfig(sb vsr.Superblock) vsr.Config {
 	return vsr.Config{
-		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Journal: j,
-		Superblock: sb, Prepares: prepares, ClaimOp: claim, Images: g.host, Marks: n.cfg.Marks,
+		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Superblock: sb, Marks: n.cfg.Marks,
 		WindowOps: cmp.Or(n.cfg.ReplicaWindowOps, pgroupWindowOps), WindowBytesMax: n.repairShareBytes(),
 	}
 }
@@ -128,10 +127,13 @@ func (n *Node) rebudgetGroups() {
 func (n *Node) openGroup(k partKey, rev uint64) {
 	n.pgroupGen++
 	g := &pgroup{key: k, rev: rev, gen: n.pgroupGen, waiting: map[uint64]pgroupWaiter{}, inflight: map[uint64]uint64{}}
-	d := diskFor{n, owner{kind: ownerGroupSuperblock, part: k, gen: g.gen}}
+	writes := diskFor{n, owner{kind: ownerHostWrite, part: k, gen: g.gen}}
 	g.host = group.New(group.Config{
-		Files:  group.Files{Slots: [2]string{g.superblockPath(0), g.superblockPath(1)}, Image: g.imagePath, CreateSlots: true},
-		Images: d, Superblocks: d, Misc: diskFor{n, owner{kind: ownerMisc}}, ServeImages: true,
+		Name:       "partition group " + g.dir(),
+		Files:      group.Files{Slots: [2]string{g.superblockPath(0), g.superblockPath(1)}, Image: g.imagePath, CreateSlots: true},
+		JournalDir: g.dir(), Journal: diskFor{n, owner{kind: ownerHostJournal, part: k, gen: g.gen}},
+		Images: writes, Superblocks: writes, Misc: diskFor{n, owner{kind: ownerMisc}},
+		ServeImages: true, Logf: n.logf,
 	}, groupMachine{n, g})
 	n.pgroups[k] = g
 	n.pgroupKeys = nil
@@ -208,17 +210,8 @@ func (n *Node) flushGroups() {
 		if g == nil {
 			continue
 		}
-		g.host.Replica().Flush()
-		rd := g.host.Replica().TakeReady()
-		id := g.id()
-		for _, m := range rd.Messages {
-			n.ready.Peers = append(n.ready.Peers, PeerMessage{Group: id, Msg: m})
-		}
-		if rd.Superblock != nil {
-			g.host.WantViewState(rd.Superblock)
-		}
-		if rd.Install != nil {
-			n.startGroupInstall(g, rd.Install)
+		if in := n.flushHost(g.host, g.id()); in != nil {
+			n.startGroupInstall(g, in)
 		}
 		g.settle(n, false)
 	}

@@ -171,11 +171,6 @@ func (n *Node) openGroupReplica(g *pgroup) {
 	for i, first := range b.segments {
 		segs[i] = vsr.RecoveredSegment{FirstOp: first, Data: b.data[b.slots+i]}
 	}
-	disk := diskFor{n, owner{kind: ownerGroupJournal, part: g.key, gen: g.gen}}
-	rec := vsr.RecoverJournal(disk, g.dir(), segs, sb.CheckpointOp, sb.CheckpointChecksum, sb.LogView, n.cfg.Marks)
-	if rec.CutBytes > 0 {
-		n.logf("%s: cut %d bytes of torn or corrupt tail; peers repair it", g.dir(), rec.CutBytes)
-	}
 	g.boot = nil
 	written := sb
 	if fresh {
@@ -183,7 +178,7 @@ func (n *Node) openGroupReplica(g *pgroup) {
 	}
 	g.applied, g.appliedChecksum = sb.CheckpointOp, sb.CheckpointChecksum
 	g.nextOffset = next
-	g.host.Open(written, rec.Journal, vsr.Open(n.pgroupConfig(g, rec.Journal, sb, rec.Prepares, rec.ClaimOp)))
+	g.host.Recover(n.pgroupConfig(sb), segs, written)
 	n.applyGroup(g)
 }
 

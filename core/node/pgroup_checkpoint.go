@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/iggygo/iggy/core/group"
-	"github.com/iggygo/iggy/io/storage"
 )
 
 // A partition group's checkpoint is an applied op whose log writes, and
@@ -66,32 +65,4 @@ func (n *Node) groupWritten(k partKey, token uint64) {
 		n.releaseReads(g)
 		g.host.WriteSuperblock()
 	}
-}
-
-// groupSuperblockCompletion finishes a group's image or superblock write.
-func (n *Node) groupSuperblockCompletion(o owner, c storage.Completion) {
-	g := n.pgroups[o.part]
-	if g == nil || g.gen != o.gen {
-		return
-	}
-	if c.Result != storage.ResultOK {
-		n.fatal("partition group %s: checkpoint or superblock write failed: %s", g.dir(), c.Err)
-		return
-	}
-	if g.host.Complete(c) {
-		n.applyGroup(g)
-	}
-}
-
-// groupJournalCompletion passes a journal completion to its group.
-func (n *Node) groupJournalCompletion(o owner, c storage.Completion) {
-	g := n.pgroups[o.part]
-	if g == nil || g.gen != o.gen || g.host.Replica() == nil {
-		return
-	}
-	if !g.host.Replica().Complete(c) && c.Result != storage.ResultOK {
-		n.fatal("partition group %s: journal request failed: %s", g.dir(), c.Err)
-		return
-	}
-	n.applyGroup(g)
 }
