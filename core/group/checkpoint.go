@@ -39,7 +39,9 @@ func (h *Host) Checkpoint(op, checksum uint64, img []byte) {
 // Install makes an installed state transfer's image the next checkpoint;
 // the replica resumes once it is durable (StateMachine.Installed).
 func (h *Host) Install(cp vsr.Checkpoint, img []byte) {
+	assert.That(h.replica != nil, "group: a state transfer installed before the group opened")
 	h.WriteImage(&Checkpoint{CP: cp, Image: img, Install: true})
+	assert.That(h.pending != nil && h.pending.Install, "group: an installed state transfer is not under way")
 }
 
 // Checkpointing reports a checkpoint on its way to the superblock: its
@@ -58,6 +60,7 @@ func (h *Host) WriteImage(ck *Checkpoint) {
 	if uint64(len(ck.Image)) != ck.CP.Size {
 		assert.Failf("group: image of op %d holds %d bytes, its checkpoint says %d", ck.CP.Op, len(ck.Image), ck.CP.Size)
 	}
+	assert.That(!ck.synced && ck.imageSync == 0, "group: an image written twice")
 	h.pending = ck
 	d, path := h.cfg.Images, h.cfg.Files.Image(ck.CP.Op)
 	d.Submit(storage.Request{Op: storage.OpCreate, File: path})
@@ -67,6 +70,7 @@ func (h *Host) WriteImage(ck *Checkpoint) {
 	if !h.cfg.ServeImages {
 		ck.Image = nil // nobody asks a standalone node for its image
 	}
+	assert.That(h.pending == ck && ck.imageSync != 0, "group: an image written is not the one under way")
 }
 
 // ready reports a checkpoint whose image is durable, and the state
@@ -84,6 +88,7 @@ func (h *Host) checkpointDurable(ck *Checkpoint) {
 	if h.durable > 0 && h.durable != ck.CP.Op {
 		h.cfg.Misc.Submit(storage.Request{Op: storage.OpDelete, File: h.cfg.Files.Image(h.durable)})
 	}
+	assert.That(ck.synced, "group: a checkpoint made durable before its image")
 	h.durable, h.serving = ck.CP.Op, ck
 	if ck.Install {
 		h.replica.Installed(ck.CP)
@@ -108,6 +113,7 @@ func (h *Host) Serve(sb vsr.Superblock, img []byte) {
 		ck.Image = img
 	}
 	h.serving = ck
+	assert.That(h.pending == nil, "group: a checkpoint served at boot while another is under way")
 }
 
 // Latest is the newest durable checkpoint this replica serves (vsr.Images).

@@ -28,6 +28,7 @@ func (h *Host) WantViewState(vs *vsr.ViewState) {
 // WriteSuperblock writes the next superblock when none is in flight and a
 // view state or a ready checkpoint waits for one.
 func (h *Host) WriteSuperblock() {
+	assert.That(h.replica != nil, "group: a superblock written before the group opened")
 	ready := h.ready()
 	if h.writing != nil || h.wantVS == nil && !ready {
 		return
@@ -67,6 +68,7 @@ func NextSuperblock(sb vsr.Superblock, vs *vsr.ViewState, cp *vsr.Checkpoint) vs
 // writes a new group's first superblock with it, under its own Disk.
 func (h *Host) WriteSlot(sb vsr.Superblock, d Disk) storage.ReqID {
 	assert.That(sb.Sequence > 0, "group: a superblock of sequence 0 written")
+	assert.That(sb.Sequence > h.sb.Sequence || h.replica == nil, "group: a superblock written again at a sequence already used")
 	path := h.cfg.Files.Slots[(sb.Sequence-1)%2]
 	if h.cfg.Files.CreateSlots && sb.Sequence <= 2 {
 		d.Submit(storage.Request{Op: storage.OpCreate, File: path}) // the slot's first write
@@ -98,6 +100,7 @@ func (h *Host) Complete(c storage.Completion) bool {
 		h.checkpointDurable(w.ckpt)
 	}
 	h.WriteSuperblock()
+	assert.That(h.writing == nil || h.writing.sync != c.ID, "group: a slot write completed twice")
 	return true
 }
 

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/iggygo/iggy/core/group"
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/storage"
-	"github.com/zeebo/xxh3"
 )
 
 // Metadata files, fixed names under the data root.
@@ -190,15 +190,11 @@ func (b *booter) slotWritten(path string) bool {
 // present is a journal that never checkpointed: replay it from op 1. A slot
 // of an unknown version is refused, not skipped (STOR-18).
 func (b *booter) superblocksRead() {
-	for i, slot := range b.data {
-		if err := vsr.CheckSuperblockVersion(slot); err != nil {
-			b.n.fatal("refusing %s: %v", b.files[i], err)
-			return
-		}
+	sb, ok, err := group.NewestSlot(b.files, b.data)
+	if err != nil {
+		b.n.fatal("%v", err)
+		return
 	}
-	var slots [2][]byte
-	copy(slots[:], b.data)
-	sb, ok := vsr.Newest(slots[0], slots[1])
 	if !ok && b.n.cfg.clustered() {
 		b.noSuperblock, b.secondSlotWritten = true, b.slotWritten(superblockPaths[1])
 	}
@@ -219,7 +215,7 @@ func (b *booter) superblocksRead() {
 func (b *booter) snapshotRead() {
 	n := b.n
 	img := b.data[0]
-	if uint64(len(img)) != b.sb.SnapshotSize || xxh3.Hash(img) != b.sb.SnapshotChecksum {
+	if !group.ImageMatches(b.sb, img) {
 		n.fatal("refusing %s: it does not match the superblock's checksum of checkpoint op %d", snapshotPath(b.sb.CheckpointOp), b.sb.CheckpointOp)
 		return
 	}

@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/iggygo/iggy/core/group"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/io/storage"
-	"github.com/zeebo/xxh3"
 )
 
 // A partition group's files (journal segments, superblock slots, images)
@@ -187,15 +187,12 @@ func (n *Node) openGroupReplica(g *pgroup) {
 // the group refuses to open.
 func (n *Node) groupSuperblock(g *pgroup) (sb vsr.Superblock, fresh, ok bool) {
 	b := g.boot
-	var slots [2][]byte
-	for i := range b.slots {
-		if err := vsr.CheckSuperblockVersion(b.data[i]); err != nil {
-			n.fatal("refusing %s: %v", b.files[i], err)
-			return sb, false, false
-		}
-		slots[i] = b.data[i]
-	}
-	if sb, ok := vsr.Newest(slots[0], slots[1]); ok {
+	sb, found, err := group.NewestSlot(b.files[:b.slots], b.data[:b.slots])
+	switch {
+	case err != nil:
+		n.fatal("%v", err)
+		return sb, false, false
+	case found:
 		return sb, false, true
 	}
 	switch {
@@ -226,7 +223,7 @@ func (g *pgroup) bootImage(n *Node, sb vsr.Superblock) (uint64, bool) {
 	}
 	img := g.boot.image
 	next, _, err := decodeGroupImage(img)
-	if err == nil && (uint64(len(img)) != sb.SnapshotSize || xxh3.Hash(img) != sb.SnapshotChecksum) {
+	if err == nil && !group.ImageMatches(sb, img) {
 		err = errors.New("it does not match the superblock's checksum")
 	}
 	if err != nil {
