@@ -66,14 +66,16 @@ type Config struct {
 	// ServeImages keeps the durable image in memory to serve peers' state
 	// transfers (replica sets); a standalone node drops it once written.
 	ServeImages bool
-	// Logf receives the host's log lines.
-	Logf func(format string, args ...any)
+	// Logf receives the host's log lines, Fatalf its refusals: the group
+	// cannot go on.
+	Logf, Fatalf func(format string, args ...any)
 }
 
 // Host is this replica's member of one group. Not safe for concurrent use.
 type Host struct {
 	cfg     Config
 	sm      StateMachine
+	boot    *booting // a boot under way
 	replica *vsr.Replica
 	journal *vsr.Journal
 
@@ -89,7 +91,7 @@ type Host struct {
 // superblock and journal, then calls Open.
 func New(cfg Config, sm StateMachine) *Host {
 	assert.That(cfg.Journal != nil && cfg.Images != nil && cfg.Superblocks != nil && cfg.Misc != nil, "group: a host needs its disks")
-	assert.That(cfg.Files.Image != nil && cfg.JournalDir != "" && cfg.Logf != nil, "group: a host needs its file names and a log")
+	assert.That(cfg.Files.Image != nil && cfg.JournalDir != "" && cfg.Logf != nil && cfg.Fatalf != nil, "group: a host needs its file names and a log")
 	return &Host{cfg: cfg, sm: sm}
 }
 

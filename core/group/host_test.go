@@ -47,7 +47,7 @@ func newHost(t *testing.T, op uint64) (*Host, *disk, *machine) {
 		Name: "test", JournalDir: "g/journal", Journal: d, Images: d, Superblocks: d, Misc: d,
 		Files: Files{Slots: [2]string{"g/superblock.a", "g/superblock.b"}, CreateSlots: true,
 			Image: func(op uint64) string { return "g/image-" + string(rune('0'+op)) }},
-		ServeImages: true, Logf: func(string, ...any) {},
+		ServeImages: true, Logf: func(string, ...any) {}, Fatalf: func(f string, a ...any) { t.Fatalf(f, a...) },
 	}, m)
 	h.OpenStandalone(vsr.Superblock{Sequence: 1}, nil, 0, op)
 	d.take()

@@ -105,20 +105,16 @@ func (n *Node) replicaConfig(sb vsr.Superblock) vsr.Config {
 // they commit. A torn or corrupt tail is cut; peers repair what it lost.
 func (b *booter) openCluster() {
 	n := b.n
-	if b.noSuperblock {
+	if !b.r.Found {
 		b.withoutSuperblock()
 		return
 	}
-	segs := make([]vsr.RecoveredSegment, len(b.data))
-	for i, data := range b.data {
-		segs[i] = vsr.RecoveredSegment{FirstOp: b.segments[i].FirstOp, Data: data}
-	}
-	rec := n.mg.Recover(n.replicaConfig(b.sb), segs, b.sb)
+	rec := n.mg.Recover(n.replicaConfig(b.r.Superblock), b.r.Recovered(), b.r.Superblock)
 	if rec.ClaimOp > 0 {
 		n.logf("%s: damaged, not torn: ops up to %d follow the damage; the log votes untrusted until peers repair it", journalDir, rec.ClaimOp)
 	}
 	n.logf("replica %d of %d: view %d, ops %d..%d after checkpoint %d await their commit",
-		n.cfg.Replica, n.cfg.Replicas, n.mg.Replica().View(), b.sb.CheckpointOp+1, n.mg.Replica().Op(), b.sb.CheckpointOp)
+		n.cfg.Replica, n.cfg.Replicas, n.mg.Replica().View(), b.r.Superblock.CheckpointOp+1, n.mg.Replica().Op(), b.r.Superblock.CheckpointOp)
 	b.recoverPartitions()
 }
 
@@ -131,8 +127,11 @@ func (b *booter) openCluster() {
 // again: it refuses, as for any damaged metadata (sim cluster seed 30091).
 func (b *booter) withoutSuperblock() {
 	n := b.n
-	written := b.secondSlotWritten
-	for _, data := range b.data {
+	written := false
+	for i, f := range b.r.SlotFiles {
+		written = written || f == superblockPaths[1] && len(b.r.SlotData[i]) > 0
+	}
+	for _, data := range b.r.Data {
 		written = written || len(data) > 0
 	}
 	if written {

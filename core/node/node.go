@@ -70,13 +70,13 @@ type owner struct {
 type ownerKind uint8
 
 const (
-	ownerBoot ownerKind = iota + 1
-	ownerPartition
-	ownerMisc // fire-and-forget housekeeping (deletes of removed partitions)
-	// A group host's journal requests, and its image and superblock writes.
+	ownerPartition ownerKind = iota + 1
+	ownerMisc                // fire-and-forget housekeeping (deletes of removed partitions)
+	// A group host's boot reads, journal requests, and image and superblock
+	// writes.
+	ownerHostBoot
 	ownerHostJournal
 	ownerHostWrite
-	ownerGroupBoot // a partition group's boot reads
 	ownerDropped   // a host's delete of a partition the front dropped
 	ownerDirDelete // the front's delete of a stream's or topic's directory
 )
@@ -92,7 +92,7 @@ func New(cfg Config, crypto Crypto) *Node {
 		Files: group.Files{Slots: superblockPaths, Image: snapshotPath},
 		Name:  "metadata", JournalDir: journalDir, Journal: diskFor{n, owner{kind: ownerHostJournal}},
 		Images: writes, Superblocks: writes, Misc: diskFor{n, owner{kind: ownerMisc}},
-		ServeImages: cfg.clustered(), Logf: n.logf,
+		ServeImages: cfg.clustered(), Logf: n.logf, Fatalf: n.fatal,
 	}, metaMachine{n})
 	return n
 }
@@ -157,16 +157,16 @@ func (n *Node) onCompletion(c storage.Completion) {
 	assert.That(ok, "completion for unknown request %d", c.ID)
 	delete(n.owners, c.ID)
 	switch o.kind {
+	case ownerHostBoot:
+		if h, _ := n.hostOf(o); h != nil {
+			h.CompleteBoot(c)
+		}
 	case ownerHostJournal:
 		n.hostJournalCompletion(o, c)
 	case ownerHostWrite:
 		n.hostWriteCompletion(o, c)
-	case ownerBoot:
-		n.boot.complete(c)
 	case ownerPartition:
 		n.partitionCompletion(o, c)
-	case ownerGroupBoot:
-		n.groupBootCompletion(o, c)
 	case ownerDropped:
 		n.droppedCompletion(o, c)
 	case ownerDirDelete:

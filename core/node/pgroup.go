@@ -39,7 +39,6 @@ type pgroup struct {
 	rev  uint64 // the partition's incarnation (GroupID.Revision)
 	gen  uint64 // incarnation, for completions (a group deleted and created again)
 	host *group.Host
-	boot *pgroupBoot // nil once open
 
 	// logReady: the partition log recovered; ops apply only then.
 	logReady bool
@@ -79,7 +78,7 @@ type pgroupWaiter struct {
 // groupOf returns the open group of a partition, or nil.
 func (n *Node) groupOf(k partKey) *pgroup {
 	g := n.pgroups[k]
-	if g == nil || g.boot != nil {
+	if g == nil || g.host.Replica() == nil {
 		return nil
 	}
 	return g
@@ -133,11 +132,11 @@ func (n *Node) openGroup(k partKey, rev uint64) {
 		Files:      group.Files{Slots: [2]string{g.superblockPath(0), g.superblockPath(1)}, Image: g.imagePath, CreateSlots: true},
 		JournalDir: g.dir(), Journal: diskFor{n, owner{kind: ownerHostJournal, part: k, gen: g.gen}},
 		Images: writes, Superblocks: writes, Misc: diskFor{n, owner{kind: ownerMisc}},
-		ServeImages: true, Logf: n.logf,
+		ServeImages: true, Logf: n.logf, Fatalf: n.fatal,
 	}, groupMachine{n, g})
 	n.pgroups[k] = g
 	n.pgroupKeys = nil
-	g.startBoot(n)
+	g.host.Boot(groupBooter{n, g}, g.bootDisk(n))
 }
 
 // dropGroup forgets a deleted partition's group; its files go with the
