@@ -279,7 +279,7 @@ func (h *Host) imageRead() {
 		h.boot = nil
 		return
 	}
-	h.Serve(sb, img)
+	h.serve(sb, img)
 	h.afterImage()
 }
 

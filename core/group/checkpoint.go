@@ -31,7 +31,7 @@ func (h *Host) Checkpoint(op, checksum uint64, img []byte) {
 		assert.Failf("group: checkpoint at op %d, the durable one is at %d", op, h.durable)
 	}
 	h.journal.Rotate()
-	h.WriteImage(&Checkpoint{CP: vsr.Checkpoint{Op: op, Checksum: checksum,
+	h.writeImage(&Checkpoint{CP: vsr.Checkpoint{Op: op, Checksum: checksum,
 		Size: uint64(len(img)), ImageChecksum: xxh3.Hash(img)}, Image: img})
 	assert.That(h.Checkpointing(), "group: a checkpoint started is under way")
 }
@@ -40,7 +40,7 @@ func (h *Host) Checkpoint(op, checksum uint64, img []byte) {
 // the replica resumes once it is durable (StateMachine.Installed).
 func (h *Host) Install(cp vsr.Checkpoint, img []byte) {
 	assert.That(h.replica != nil, "group: a state transfer installed before the group opened")
-	h.WriteImage(&Checkpoint{CP: cp, Image: img, Install: true})
+	h.writeImage(&Checkpoint{CP: cp, Image: img, Install: true})
 	assert.That(h.pending != nil && h.pending.Install, "group: an installed state transfer is not under way")
 }
 
@@ -54,8 +54,8 @@ func (h *Host) Checkpointing() bool {
 	return h.pending != nil || h.writing != nil && h.writing.ckpt != nil
 }
 
-// WriteImage makes a checkpoint's image durable in its own file.
-func (h *Host) WriteImage(ck *Checkpoint) {
+// writeImage makes a checkpoint's image durable in its own file.
+func (h *Host) writeImage(ck *Checkpoint) {
 	assert.That(!h.Checkpointing(), "group: a checkpoint started while another is under way")
 	if uint64(len(ck.Image)) != ck.CP.Size {
 		assert.Failf("group: image of op %d holds %d bytes, its checkpoint says %d", ck.CP.Op, len(ck.Image), ck.CP.Size)
@@ -100,9 +100,9 @@ func (h *Host) checkpointDurable(ck *Checkpoint) {
 	h.sm.Checkpointed(ck)
 }
 
-// Serve makes the checkpoint boot found in the superblock the one served
+// serve makes the checkpoint boot found in the superblock the one served
 // to peers; img is its image, checked against the superblock.
-func (h *Host) Serve(sb vsr.Superblock, img []byte) {
+func (h *Host) serve(sb vsr.Superblock, img []byte) {
 	assert.That(sb.CheckpointOp > 0, "group: serving the checkpoint of op 0")
 	if uint64(len(img)) != sb.SnapshotSize {
 		assert.Failf("group: image of op %d holds %d bytes, the superblock says %d", sb.CheckpointOp, len(img), sb.SnapshotSize)

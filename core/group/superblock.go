@@ -42,16 +42,16 @@ func (h *Host) WriteSuperblock() {
 	if w.ckpt != nil {
 		cp = &w.ckpt.CP
 	}
-	w.sb = NextSuperblock(h.sb, w.vs, cp)
+	w.sb = nextSuperblock(h.sb, w.vs, cp)
 	w.sync = h.WriteSlot(w.sb, h.cfg.Superblocks)
 	h.sb, h.writing = w.sb, w
 	assert.That(h.wantVS == nil && (h.pending == nil || !ready), "group: a slot write left what it carries waiting")
 }
 
-// NextSuperblock is sb with the next sequence, carrying the view state vs
+// nextSuperblock is sb with the next sequence, carrying the view state vs
 // and the checkpoint cp when given (either may be nil): a view write keeps
 // the checkpoint fields and a checkpoint write the view fields.
-func NextSuperblock(sb vsr.Superblock, vs *vsr.ViewState, cp *vsr.Checkpoint) vsr.Superblock {
+func nextSuperblock(sb vsr.Superblock, vs *vsr.ViewState, cp *vsr.Checkpoint) vsr.Superblock {
 	sb.Sequence++
 	if vs != nil {
 		sb.View, sb.LogView, sb.LogHeadOp, sb.LogHeadChecksum = vs.View, vs.LogView, vs.LogHeadOp, vs.LogHeadChecksum
@@ -102,12 +102,4 @@ func (h *Host) Complete(c storage.Completion) bool {
 	h.WriteSuperblock()
 	assert.That(h.writing == nil || h.writing.sync != c.ID, "group: a slot write completed twice")
 	return true
-}
-
-// WritingSequence is the sequence of the slot write in flight, or 0.
-func (h *Host) WritingSequence() uint64 {
-	if h.writing == nil {
-		return 0
-	}
-	return h.writing.sb.Sequence
 }
