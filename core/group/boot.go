@@ -100,14 +100,12 @@ type booting struct {
 	b     Booter
 	disk  Disk
 	phase bootPhase
-	reads map[storage.ReqID]int // outstanding reads, by index into files
-	files []string
+	reads map[storage.ReqID]int // outstanding reads, by index into data
 	data  [][]byte
-	// journal: the listing found a journal; sameDir: its segments are
-	// listed with the slots.
-	journal, sameDir bool
-	read             Read
-	freshSync        storage.ReqID
+	// sameDir: the journal's segments are listed with the slots.
+	sameDir   bool
+	read      Read
+	freshSync storage.ReqID
 }
 
 // syncNotRead marks a sync among a phase's reads: it carries no data.
@@ -166,7 +164,7 @@ func (h *Host) listed(entries []storage.Entry) {
 	assert.That(bt.phase == bootListing && len(bt.read.Segments) == 0, "group: a listing outside the boot's first phase")
 	var files []string
 	var sizes []uint64
-	slots := 0
+	slots, journal := 0, false
 	for _, e := range entries {
 		first, segment := segmentFirstOp(e.Name)
 		switch {
@@ -177,11 +175,10 @@ func (h *Host) listed(entries []storage.Entry) {
 			bt.read.Segments = append(bt.read.Segments, vsr.Segment{FirstOp: first})
 			files, sizes = append(files, h.slotDir()+"/"+e.Name), append(sizes, min(e.Size, journalReadBytesMax))
 		case !bt.sameDir && e.IsDir && h.slotDir()+"/"+e.Name == h.cfg.JournalDir:
-			bt.journal = true
+			journal = true
 		}
 	}
-	bt.journal = bt.journal || len(bt.read.Segments) > 0
-	if slots == 0 && !bt.journal {
+	if slots == 0 && !journal && len(bt.read.Segments) == 0 {
 		h.boot = nil
 		bt.b.Fresh()
 		return
@@ -221,7 +218,7 @@ func (h *Host) read(files []string, sizes []uint64) {
 	bt := h.boot
 	assert.That(len(files) == len(sizes), "group: files read without their sizes")
 	bt.reads = map[storage.ReqID]int{}
-	bt.files, bt.data = files, make([][]byte, len(files))
+	bt.data = make([][]byte, len(files))
 	for i, f := range files {
 		bt.reads[bt.disk.Submit(storage.Request{Op: storage.OpRead, File: f, Len: sizes[i]})] = i
 	}
