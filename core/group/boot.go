@@ -129,6 +129,7 @@ func (h *Host) CompleteBoot(c storage.Completion) {
 	if bt == nil {
 		return // a boot that refused
 	}
+	assert.That(bt.phase >= bootListing && bt.phase <= bootCreating, "group: a boot completion in no phase")
 	if c.Result == storage.ResultIOError {
 		h.boot = nil
 		h.cfg.Fatalf("%s: boot request %d failed: %s", h.cfg.Name, c.ID, c.Err)
@@ -205,6 +206,7 @@ func (h *Host) listed(entries []storage.Entry) {
 // the next superblock write may go to it. Creating an existing file is a
 // no-op, and a file's requests run in order, so the create comes first.
 func (h *Host) createMissingSlots(found []string) {
+	assert.That(!h.cfg.Files.CreateSlots && len(found) <= 2, "group: slots created at boot that their first write creates")
 	for _, path := range h.cfg.Files.Slots {
 		if !slices.Contains(found, path) {
 			h.cfg.Misc.Submit(storage.Request{Op: storage.OpCreate, File: path})
@@ -222,6 +224,7 @@ func (h *Host) read(files []string, sizes []uint64) {
 	for i, f := range files {
 		bt.reads[bt.disk.Submit(storage.Request{Op: storage.OpRead, File: f, Len: sizes[i]})] = i
 	}
+	assert.That(len(bt.reads) == len(files), "group: two reads under one id")
 	if len(files) == 0 {
 		h.readDone()
 	}
@@ -277,6 +280,7 @@ func (h *Host) imageRead() {
 		return
 	}
 	h.serve(sb, img)
+	assert.That(h.serving != nil && h.serving.CP.Op == sb.CheckpointOp, "group: boot serves another checkpoint than its superblock's")
 	h.afterImage()
 }
 
@@ -321,6 +325,7 @@ func (h *Host) listedJournal(entries []storage.Entry) {
 // finishBoot hands what boot read to the booter.
 func (h *Host) finishBoot() {
 	bt := h.boot
+	assert.That(len(bt.reads) == 0, "group: boot finished with reads outstanding")
 	assert.That(len(bt.read.Data) == len(bt.read.Segments), "group: journal segments and their bytes differ in number")
 	h.boot = nil
 	bt.b.Read(&bt.read)

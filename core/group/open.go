@@ -67,7 +67,7 @@ func (h *Host) Flush() ([]vsr.Message, *vsr.Install) {
 // CompleteJournal passes a completion of the journal's requests to the
 // replica; false is a failed one: the group cannot go on.
 func (h *Host) CompleteJournal(c storage.Completion) bool {
-	assert.That(h.replica != nil, "group: a journal completion before the group opened")
+	assert.That(h.replica != nil && h.boot == nil, "group: a journal completion before the group opened")
 	return h.replica.Complete(c) || c.Result == storage.ResultOK
 }
 
