@@ -12,7 +12,7 @@ func (n *Node) applyCommitted() {
 	if n.cfg.clustered() && n.boot.phase != bootDone {
 		return // partition recovery counts its logs; ops wait for it
 	}
-	for _, p := range n.replica.TakeCommitted() {
+	for _, p := range n.mg.Replica().TakeCommitted() {
 		n.applyPrepare(&p, false)
 		if n.boot.phase == bootRootCommit && p.Op == 1 {
 			n.boot.rootCommitted()

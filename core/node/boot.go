@@ -4,13 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
+	"github.com/iggygo/iggy/core/group"
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/storage"
-	"github.com/zeebo/xxh3"
 )
 
 // Metadata files, fixed names under the data root.
@@ -27,252 +25,68 @@ func snapshotPath(op uint64) string { return fmt.Sprintf("metadata/snapshot-%020
 // superblockPaths are the two slots, written in turn.
 var superblockPaths = [2]string{"metadata/superblock.a", "metadata/superblock.b"}
 
-// journalReadBytesMax bounds the journal bytes read at boot: checkpoints keep
-// the journal after the last one short, so more means something is wrong.
-const journalReadBytesMax = 1 << 30
-
 type bootPhase uint8
 
 const (
-	bootListing bootPhase = iota + 1
-	bootReadingSuperblocks
-	bootReadingSnapshot
-	bootListingJournal
-	bootReadingJournal
+	bootReading bootPhase = iota + 1
 	bootRootCommit
 	bootCreatingCluster
 	bootPartitions
 	bootDone
 )
 
-// booter walks recovery: list metadata; on fresh storage create the
-// superblock and journal and commit root as op 1; otherwise read the
-// superblock, restore its checkpoint image, read and replay the journal
-// after it; then recover every partition log.
+// booter walks recovery: the metadata group's host reads the superblock,
+// the image of its checkpoint and the journal after it (group.Booter);
+// on fresh storage the booter creates the superblock and journal and
+// commits root as op 1; otherwise it restores the image, replays the
+// journal (standalone) or opens the replica (replica sets); then it
+// recovers every partition log.
 type booter struct {
 	n          *Node
 	phase      bootPhase
-	reads      map[storage.ReqID]int // outstanding reads, by index into data
-	files      []string              // the files being read, by the same index
-	data       [][]byte
-	sb         vsr.Superblock
-	segments   []vsr.Segment
+	r          *group.Read // what the host read
 	recovering int
-	freshSync  storage.ReqID // the first superblock of a new replica is durable
-	// noSuperblock: a replica found no valid slot; secondSlotWritten: the
-	// slot a second superblock goes to holds bytes.
-	noSuperblock, secondSlotWritten bool
 }
 
 // Boot starts recovery; the node serves once Ready reports Booted.
 func (n *Node) Boot() {
 	n.meta = metadata.New()
-	n.boot = &booter{n: n, phase: bootListing}
-	n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpList, File: metadataDir})
+	n.boot = &booter{n: n, phase: bootReading}
+	n.mg.Boot(n.boot, n.bootDisk())
 }
 
-func (b *booter) complete(c storage.Completion) {
+// bootDisk carries the metadata group's boot requests.
+func (n *Node) bootDisk() diskFor { return diskFor{n, owner{kind: ownerHostBoot}} }
+
+// Fresh: no superblock slot and no journal; the storage is new.
+func (b *booter) Fresh() { b.createFresh() }
+
+// Read continues once the host read the superblock and the journal.
+func (b *booter) Read(r *group.Read) {
+	b.r = r
+	b.replay()
+}
+
+// FirstDurable: the first superblock of a new replica of a set is durable.
+func (b *booter) FirstDurable() { b.createCluster() }
+
+// Image restores the checkpoint image (ROOT-11: a checkpoint above op 0
+// holds initialized metadata, root included).
+func (b *booter) Image(sb vsr.Superblock, img []byte) bool {
 	n := b.n
-	if c.Result == storage.ResultIOError {
-		n.fatal("boot: disk request %d failed: %s", c.ID, c.Err)
-		return
-	}
-	switch b.phase {
-	case bootListing:
-		b.listed(c)
-	case bootListingJournal:
-		b.listedJournal(c)
-	case bootReadingSuperblocks, bootReadingSnapshot, bootReadingJournal:
-		if b.gather(c) {
-			b.readDone()
-		}
-	case bootCreatingCluster:
-		if c.ID == b.freshSync {
-			b.createCluster()
-		}
-	default:
-		n.fatal("unexpected boot completion in phase %d", b.phase)
-	}
-}
-
-// read asks for whole files; gather collects them by index.
-func (b *booter) read(files []string, sizes []uint64) {
-	b.reads = map[storage.ReqID]int{}
-	b.files = files
-	b.data = make([][]byte, len(files))
-	for i, f := range files {
-		id := b.n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpRead, File: f, Len: sizes[i]})
-		b.reads[id] = i
-	}
-	if len(files) == 0 {
-		b.readDone()
-	}
-}
-
-func (b *booter) gather(c storage.Completion) bool {
-	i, ok := b.reads[c.ID]
-	if !ok {
+	if !group.ImageMatches(sb, img) {
+		n.fatal("refusing %s: it does not match the superblock's checksum of checkpoint op %d", snapshotPath(sb.CheckpointOp), sb.CheckpointOp)
 		return false
 	}
-	delete(b.reads, c.ID)
-	if i != syncNotRead {
-		b.data[i] = c.Data
-	}
-	return len(b.reads) == 0
-}
-
-func (b *booter) readDone() {
-	switch b.phase {
-	case bootReadingSuperblocks:
-		b.superblocksRead()
-	case bootReadingSnapshot:
-		b.snapshotRead()
-	case bootReadingJournal:
-		b.replay()
-	}
-}
-
-func (b *booter) listed(c storage.Completion) {
-	var files []string
-	var sizes []uint64
-	journal := false
-	for _, e := range c.Entries {
-		switch {
-		case e.Name == "superblock.a" || e.Name == "superblock.b":
-			files, sizes = append(files, metadataDir+"/"+e.Name), append(sizes, vsr.SuperblockSize)
-		case e.Name == "journal" && e.IsDir:
-			journal = true
-		}
-	}
-	if len(files) == 0 && !journal {
-		b.createFresh()
-		return
-	}
-	b.createMissingSlots(c.Entries)
-	b.phase = bootReadingSuperblocks
-	b.read(files, sizes)
-	// A killed process leaves its unsynced slot writes in the page cache,
-	// where they are read: synced now, the view a restart acts on cannot
-	// go back at a later power loss. The reads wait for the syncs.
-	for _, f := range files {
-		b.reads[b.n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpSync, File: f})] = syncNotRead
-	}
-}
-
-// syncNotRead marks a sync among a boot phase's reads: it carries no data.
-const syncNotRead = -1
-
-// createMissingSlots creates a superblock slot a crash left without its
-// name (a fresh start creates both, and their creation may not have been
-// durable): the next superblock write may go to it. Creating an existing
-// file is a no-op, and a file's requests run in order, so the create comes
-// first.
-func (b *booter) createMissingSlots(entries []storage.Entry) {
-	for _, path := range superblockPaths {
-		name := strings.TrimPrefix(path, metadataDir+"/")
-		if !slices.ContainsFunc(entries, func(e storage.Entry) bool { return e.Name == name }) {
-			b.n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpCreate, File: path})
-		}
-	}
-}
-
-// slotWritten reports that the superblock slot at path holds bytes.
-func (b *booter) slotWritten(path string) bool {
-	for i, f := range b.files {
-		if f == path {
-			return len(b.data[i]) > 0
-		}
-	}
-	return false
-}
-
-// superblocksRead picks the newest valid slot. No valid slot with a journal
-// present is a journal that never checkpointed: replay it from op 1. A slot
-// of an unknown version is refused, not skipped (STOR-18).
-func (b *booter) superblocksRead() {
-	for i, slot := range b.data {
-		if err := vsr.CheckSuperblockVersion(slot); err != nil {
-			b.n.fatal("refusing %s: %v", b.files[i], err)
-			return
-		}
-	}
-	var slots [2][]byte
-	copy(slots[:], b.data)
-	sb, ok := vsr.Newest(slots[0], slots[1])
-	if !ok && b.n.cfg.clustered() {
-		b.noSuperblock, b.secondSlotWritten = true, b.slotWritten(superblockPaths[1])
-	}
-	if !ok {
-		sb = vsr.Superblock{}
-	}
-	b.sb = sb
-	if sb.CheckpointOp == 0 {
-		b.listJournal()
-		return
-	}
-	b.phase = bootReadingSnapshot
-	b.read([]string{snapshotPath(sb.CheckpointOp)}, []uint64{sb.SnapshotSize})
-}
-
-// snapshotRead restores the checkpoint image (ROOT-11: a checkpoint above op
-// 0 holds initialized metadata, root included).
-func (b *booter) snapshotRead() {
-	n := b.n
-	img := b.data[0]
-	if uint64(len(img)) != b.sb.SnapshotSize || xxh3.Hash(img) != b.sb.SnapshotChecksum {
-		n.fatal("refusing %s: it does not match the superblock's checksum of checkpoint op %d", snapshotPath(b.sb.CheckpointOp), b.sb.CheckpointOp)
-		return
-	}
 	op, meta, clients, err := decodeImage(img)
-	if err != nil || op != b.sb.CheckpointOp {
-		n.fatal("refusing %s: %v (op %d, superblock checkpoint op %d)", snapshotPath(b.sb.CheckpointOp), err, op, b.sb.CheckpointOp)
-		return
+	if err != nil || op != sb.CheckpointOp {
+		n.fatal("refusing %s: %v (op %d, superblock checkpoint op %d)", snapshotPath(sb.CheckpointOp), err, op, sb.CheckpointOp)
+		return false
 	}
 	n.meta, n.clients = meta, clients
-	n.applied, n.appliedChecksum = op, b.sb.CheckpointChecksum
-	n.serving = &checkpointing{cp: vsr.Checkpoint{Op: op, Checksum: b.sb.CheckpointChecksum,
-		Size: b.sb.SnapshotSize, ImageChecksum: b.sb.SnapshotChecksum}}
-	if n.cfg.clustered() {
-		n.serving.image = img
-	}
+	n.applied, n.appliedChecksum = op, sb.CheckpointChecksum
 	n.openAllPartitions()
-	b.listJournal()
-}
-
-func (b *booter) listJournal() {
-	b.phase = bootListingJournal
-	b.n.submit(owner{kind: ownerBoot}, storage.Request{Op: storage.OpList, File: journalDir})
-}
-
-func (b *booter) listedJournal(c storage.Completion) {
-	var files []string
-	var sizes []uint64
-	var total uint64
-	for _, e := range c.Entries { // sorted by name, so by first op
-		first, ok := segmentFirstOp(e.Name)
-		if !ok {
-			continue
-		}
-		b.segments = append(b.segments, vsr.Segment{FirstOp: first})
-		files, sizes = append(files, journalDir+"/"+e.Name), append(sizes, e.Size)
-		total += e.Size
-	}
-	if total > journalReadBytesMax {
-		b.n.fatal("%s holds %d bytes after the checkpoint, above the %d this build replays", journalDir, total, journalReadBytesMax)
-		return
-	}
-	b.phase = bootReadingJournal
-	b.read(files, sizes)
-}
-
-// segmentFirstOp parses "<first op:020>.wal".
-func segmentFirstOp(name string) (uint64, bool) {
-	digits, ok := strings.CutSuffix(name, ".wal")
-	if !ok || len(digits) != 20 {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(digits, 10, 64)
-	return v, err == nil && v > 0
+	return true
 }
 
 // createFresh initializes empty metadata: both superblock slots, the first
@@ -287,7 +101,7 @@ func (b *booter) createFresh() {
 	for _, p := range superblockPaths {
 		n.submit(misc, storage.Request{Op: storage.OpCreate, File: p})
 	}
-	n.superblock = vsr.Superblock{Sequence: 1}
+	sb := vsr.Superblock{Sequence: 1}
 	if n.cfg.clustered() {
 		// A replica acts only once its superblock is durable: a power loss
 		// before that brings it back fresh, and a fresh replica that had
@@ -295,12 +109,11 @@ func (b *booter) createFresh() {
 		// cluster seeds 728, 755, 828). After it, a restart is no longer
 		// fresh and its primary moves to the next view.
 		b.phase = bootCreatingCluster
-		b.freshSync = n.writeSlot(n.superblock, owner{kind: ownerBoot})
+		n.mg.CreateFirst(b, n.bootDisk(), sb)
 		return
 	}
-	n.writeSlot(n.superblock, misc)
-	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, nil, 0, 0)
-	n.replica = vsr.NewReplica(n.journal, 0, 0)
+	n.mg.WriteSlot(sb, diskFor{n, misc})
+	n.mg.OpenStandalone(sb, nil, 0, 0)
 	b.phase = bootRootCommit
 	n.propose(vsr.Prepare{
 		Kind: vsr.KindCommand, Timestamp: n.now.NowMicros,
@@ -333,19 +146,16 @@ func (b *booter) replay() {
 		return
 	}
 	for i := range prepares {
-		if prepares[i].Op > b.sb.CheckpointOp {
+		if prepares[i].Op > b.r.Superblock.CheckpointOp {
 			n.applyPrepare(&prepares[i], true)
 		}
 	}
-	last := b.sb.CheckpointOp
+	last := b.r.Superblock.CheckpointOp
 	if len(prepares) > 0 {
 		last = max(last, prepares[len(prepares)-1].Op)
 	}
-	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, b.segments, tail, last)
-	n.replica = vsr.NewReplica(n.journal, 0, last)
-	n.checkpointOp = b.sb.CheckpointOp
-	n.superblock = b.sb
-	n.logf("replayed metadata ops %d..%d after checkpoint %d", b.sb.CheckpointOp+1, last, b.sb.CheckpointOp)
+	n.mg.OpenStandalone(b.r.Superblock, b.r.Segments, tail, last)
+	n.logf("replayed metadata ops %d..%d after checkpoint %d", b.r.Superblock.CheckpointOp+1, last, b.r.Superblock.CheckpointOp)
 	b.recoverPartitions()
 }
 
@@ -358,20 +168,20 @@ const rootPrepareBytesMax = vsr.PrepareHeaderSize + 1024
 // alone. Such storage can have lost nothing but the root creation itself,
 // which is redone (STOR-1); anything larger is a corrupt journal, refused.
 func (b *booter) neverInitialized() bool {
-	if b.sb.CheckpointOp != 0 || len(b.data) > 1 {
+	if b.r.Superblock.CheckpointOp != 0 || len(b.r.Data) > 1 {
 		return false
 	}
-	if len(b.data) == 0 {
+	if len(b.r.Data) == 0 {
 		return true
 	}
-	ps, _ := vsr.Scan(b.data[0])
-	return b.segments[0].FirstOp == 1 && len(ps) == 0 && len(b.data[0]) < rootPrepareBytesMax
+	ps, _ := vsr.Scan(b.r.Data[0])
+	return b.r.Segments[0].FirstOp == 1 && len(ps) == 0 && len(b.r.Data[0]) < rootPrepareBytesMax
 }
 
 // reinitialize drops the unfinished journal and initializes again.
 func (b *booter) reinitialize() {
 	n := b.n
-	for _, s := range b.segments {
+	for _, s := range b.r.Segments {
 		n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDelete, File: journalDir + "/" + vsr.SegmentName(s.FirstOp)})
 	}
 	n.logf("%s holds no complete entry: the first initialization did not finish; initializing again", journalDir)
@@ -387,18 +197,18 @@ func (b *booter) reinitialize() {
 func (b *booter) scanSegments() ([]vsr.Prepare, uint64, string) {
 	var all []vsr.Prepare
 	var tail uint64
-	for i, data := range b.data {
+	for i, data := range b.r.Data {
 		ps, valid := vsr.Scan(data)
 		slices.SortStableFunc(ps, func(x, y vsr.Prepare) int { return cmp.Compare(x.Op, y.Op) })
 		all = append(all, ps...)
 		tail = uint64(valid)
-		if valid < len(data) || i+1 < len(b.data) && b.breaksRun(i, ps) {
+		if valid < len(data) || i+1 < len(b.r.Data) && b.breaksRun(i, ps) {
 			b.cutAfter(i, valid)
 			break
 		}
 	}
 	slices.SortStableFunc(all, func(x, y vsr.Prepare) int { return cmp.Compare(x.Op, y.Op) })
-	if reason := checkOps(all, b.sb.CheckpointOp); reason != "" {
+	if reason := checkOps(all, b.r.Superblock.CheckpointOp); reason != "" {
 		return nil, 0, reason
 	}
 	return all, tail, ""
@@ -411,28 +221,28 @@ func (b *booter) scanSegments() ([]vsr.Prepare, uint64, string) {
 // Segments of ops the checkpoint covers may have gaps: their deletes
 // complete in any order.
 func (b *booter) breaksRun(i int, ps []vsr.Prepare) bool {
-	next := b.segments[i+1].FirstOp
-	end := b.segments[i].FirstOp - 1
+	next := b.r.Segments[i+1].FirstOp
+	end := b.r.Segments[i].FirstOp - 1
 	if len(ps) > 0 {
 		end = max(end, ps[len(ps)-1].Op)
 	}
-	return next > b.sb.CheckpointOp+1 && end+1 < next
+	return next > b.r.Superblock.CheckpointOp+1 && end+1 < next
 }
 
 // cutAfter truncates segment i at valid and deletes the segments after it.
 func (b *booter) cutAfter(i, valid int) {
 	n := b.n
-	path := journalDir + "/" + vsr.SegmentName(b.segments[i].FirstOp)
-	if valid < len(b.data[i]) {
-		n.logf("%s: cutting %d bytes of torn or corrupt tail at offset %d", path, len(b.data[i])-valid, valid)
+	path := journalDir + "/" + vsr.SegmentName(b.r.Segments[i].FirstOp)
+	if valid < len(b.r.Data[i]) {
+		n.logf("%s: cutting %d bytes of torn or corrupt tail at offset %d", path, len(b.r.Data[i])-valid, valid)
 		n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpTruncate, File: path, Offset: uint64(valid)})
 	}
-	for _, s := range b.segments[i+1:] {
+	for _, s := range b.r.Segments[i+1:] {
 		later := journalDir + "/" + vsr.SegmentName(s.FirstOp)
 		n.logf("%s: deleted, it follows a torn segment (never acknowledged)", later)
 		n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDelete, File: later})
 	}
-	b.segments = b.segments[:i+1]
+	b.r.Segments = b.r.Segments[:i+1]
 }
 
 // checkOps refuses ops that are not consecutive, that leave a gap after the

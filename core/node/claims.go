@@ -20,10 +20,10 @@ type claim struct {
 // full replica proposes nothing (58, or a forward the primary checks).
 func (n *Node) claimNext(c *conn, cl claim) {
 	e, ok := n.clients[c.client]
-	if !ok || n.replica.Full() {
+	if !ok || n.mg.Replica().Full() {
 		return
 	}
-	cl.op = n.replica.Op() + 1
+	cl.op = n.mg.Replica().Op() + 1
 	e.claim = cl
 }
 

@@ -50,10 +50,10 @@ func (c *Config) clustered() bool { return c.Replicas > 1 }
 // Groups reports the node's groups in a fixed order (the metadata group
 // first); nil before the node opened its replica.
 func (n *Node) Groups() []GroupState {
-	if n.replica == nil {
+	if n.mg.Replica() == nil {
 		return nil
 	}
-	r := n.replica
+	r := n.mg.Replica()
 	return append([]GroupState{{
 		Status: r.Status(), View: r.View(), Primary: r.IsPrimary() && r.Status() == vsr.StatusNormal,
 		Op: r.Op(), Commit: r.Commit(), Applied: n.applied, AppliedChecksum: n.appliedChecksum,
@@ -72,7 +72,7 @@ func (n *Node) onPeer(m PeerMessage) {
 		n.onGroupPeer(m)
 		return
 	}
-	if n.replica == nil {
+	if n.mg.Replica() == nil {
 		return // not open yet
 	}
 	switch m.Msg.Command {
@@ -86,15 +86,14 @@ func (n *Node) onPeer(m PeerMessage) {
 		n.onProbeAnswer(m.Msg)
 		return
 	}
-	n.replica.Step(m.Msg)
+	n.mg.Replica().Step(m.Msg)
 	n.applyCommitted()
 }
 
 // replicaConfig opens the metadata group's replica of a set.
-func (n *Node) replicaConfig(sb vsr.Superblock, prepares []vsr.Prepare) vsr.Config {
+func (n *Node) replicaConfig(sb vsr.Superblock) vsr.Config {
 	return vsr.Config{
-		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Journal: n.journal,
-		Superblock: sb, Prepares: prepares, Images: images{n}, Marks: n.cfg.Marks,
+		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Superblock: sb, Marks: n.cfg.Marks,
 		WindowOps: n.cfg.ReplicaWindowOps,
 	}
 }
@@ -106,28 +105,16 @@ func (n *Node) replicaConfig(sb vsr.Superblock, prepares []vsr.Prepare) vsr.Conf
 // they commit. A torn or corrupt tail is cut; peers repair what it lost.
 func (b *booter) openCluster() {
 	n := b.n
-	if b.noSuperblock {
+	if !b.r.Found {
 		b.withoutSuperblock()
 		return
 	}
-	segs := make([]vsr.RecoveredSegment, len(b.data))
-	for i, data := range b.data {
-		segs[i] = vsr.RecoveredSegment{FirstOp: b.segments[i].FirstOp, Data: data}
-	}
-	rec := vsr.RecoverJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, segs, b.sb.CheckpointOp, b.sb.CheckpointChecksum, b.sb.LogView, n.cfg.Marks)
-	if rec.CutBytes > 0 {
-		n.logf("%s: cut %d bytes of torn or corrupt tail; peers repair it", journalDir, rec.CutBytes)
-	}
-	n.journal = rec.Journal
-	n.checkpointOp, n.superblock = b.sb.CheckpointOp, b.sb
-	cfg := n.replicaConfig(b.sb, rec.Prepares)
-	cfg.ClaimOp = rec.ClaimOp
+	rec := n.mg.Recover(n.replicaConfig(b.r.Superblock), b.r.Recovered(), b.r.Superblock)
 	if rec.ClaimOp > 0 {
 		n.logf("%s: damaged, not torn: ops up to %d follow the damage; the log votes untrusted until peers repair it", journalDir, rec.ClaimOp)
 	}
-	n.replica = vsr.Open(cfg)
 	n.logf("replica %d of %d: view %d, ops %d..%d after checkpoint %d await their commit",
-		n.cfg.Replica, n.cfg.Replicas, n.replica.View(), b.sb.CheckpointOp+1, n.replica.Op(), b.sb.CheckpointOp)
+		n.cfg.Replica, n.cfg.Replicas, n.mg.Replica().View(), b.r.Superblock.CheckpointOp+1, n.mg.Replica().Op(), b.r.Superblock.CheckpointOp)
 	b.recoverPartitions()
 }
 
@@ -140,8 +127,11 @@ func (b *booter) openCluster() {
 // again: it refuses, as for any damaged metadata (sim cluster seed 30091).
 func (b *booter) withoutSuperblock() {
 	n := b.n
-	written := b.secondSlotWritten
-	for _, data := range b.data {
+	written := false
+	for i, f := range b.r.SlotFiles {
+		written = written || f == superblockPaths[1] && len(b.r.SlotData[i]) > 0
+	}
+	for _, data := range b.r.Data {
 		written = written || len(data) > 0
 	}
 	if written {
@@ -157,8 +147,8 @@ func (b *booter) withoutSuperblock() {
 // proposed by whichever replica is primary when the committed log is empty.
 func (b *booter) createCluster() {
 	n := b.n
-	n.journal = vsr.OpenJournal(diskFor{n, owner{kind: ownerJournal}}, journalDir, nil, 0, 0)
-	n.replica = vsr.Open(n.replicaConfig(vsr.Superblock{}, nil))
+	// The slot createFresh made durable is the newest written.
+	n.mg.Create(n.replicaConfig(vsr.Superblock{}), vsr.Superblock{Sequence: 1})
 	n.logf("initialized fresh storage as replica %d of %d", n.cfg.Replica, n.cfg.Replicas)
 	b.recoverPartitions()
 }
@@ -170,17 +160,8 @@ func (b *booter) createCluster() {
 // no longer answer.
 func (n *Node) clusterFlush() {
 	n.maybeProposeRoot()
-	n.replica.Flush()
-	rd := n.replica.TakeReady()
-	for _, m := range rd.Messages {
-		n.ready.Peers = append(n.ready.Peers, PeerMessage{Msg: m})
-	}
-	if rd.Superblock != nil {
-		n.wantVS = rd.Superblock
-		n.writeSuperblock()
-	}
-	if rd.Install != nil {
-		n.installing = rd.Install
+	if in := n.flushHost(n.mg, GroupID{}); in != nil {
+		n.installing = in
 	}
 	n.startInstall()
 	n.settleWaiters()
@@ -189,7 +170,7 @@ func (n *Node) clusterFlush() {
 // leading reports a primary in normal status with its view's log: the only
 // replica that proposes and answers commits.
 func (n *Node) leading() bool {
-	return n.replica.IsPrimary() && n.replica.Status() == vsr.StatusNormal
+	return n.mg.Replica().IsPrimary() && n.mg.Replica().Status() == vsr.StatusNormal
 }
 
 // settleWaiters answers 57 (TransientNotCommitted: the outcome is unknown,
@@ -221,30 +202,11 @@ func (n *Node) settleWaiters() {
 // maybeProposeRoot proposes the creation of root as op 1 when this replica
 // leads a set whose log is empty (ROOT-7: the others wait for it).
 func (n *Node) maybeProposeRoot() {
-	if n.cfg.Root == nil || n.boot.phase != bootDone || n.replica.Op() != 0 || n.replica.Full() {
+	if n.cfg.Root == nil || n.boot.phase != bootDone || n.mg.Replica().Op() != 0 || n.mg.Replica().Full() {
 		return
 	}
 	n.propose(vsr.Prepare{Kind: vsr.KindCommand, Timestamp: n.now.NowMicros, Body: metadata.Encode(rootCommand(n.cfg.Root))})
 	n.logf("proposed the root user as op 1")
-}
-
-// images serves the node's newest durable checkpoint to peers (vsr.Images).
-type images struct{ n *Node }
-
-func (im images) Latest() (vsr.Checkpoint, bool) {
-	s := im.n.serving
-	if s == nil || s.image == nil {
-		return vsr.Checkpoint{}, false
-	}
-	return s.cp, true
-}
-
-func (im images) Chunk(cp vsr.Checkpoint, offset uint64, sizeMax int) ([]byte, bool) {
-	s := im.n.serving
-	if s == nil || s.image == nil || s.cp != cp || offset > cp.Size {
-		return nil, false
-	}
-	return s.image[offset:min(offset+uint64(sizeMax), cp.Size)], true
 }
 
 // startInstall installs a state transfer image once no checkpoint of this
@@ -253,7 +215,7 @@ func (im images) Chunk(cp vsr.Checkpoint, offset uint64, sizeMax int) ([]byte, b
 // checkpoint; the replica resumes once it is (Installed).
 func (n *Node) startInstall() {
 	in := n.installing
-	if in == nil || n.imageInFlight() {
+	if in == nil || n.mg.Checkpointing() {
 		return
 	}
 	n.installing = nil
@@ -267,8 +229,8 @@ func (n *Node) startInstall() {
 	n.meta, n.clients = meta, clients
 	n.applied, n.appliedChecksum = op, in.Checkpoint.Checksum
 	n.reopenPartitions()
-	n.journal.Rotate()
-	n.writeImage(&checkpointing{cp: in.Checkpoint, image: in.Image, install: true})
+	n.mg.Journal().Rotate()
+	n.mg.Install(in.Checkpoint, in.Image)
 	n.logf("installing state transfer of checkpoint op %d", op)
 }
 

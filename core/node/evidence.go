@@ -71,7 +71,7 @@ func (n *Node) denyWithoutEvidence(c *conn, h wire.RequestHeader) bool {
 // tickEvidence sends the primary's probes and renews its credit from the
 // answers of a quorum.
 func (n *Node) tickEvidence() {
-	if n.replica == nil || !n.leading() {
+	if n.mg.Replica() == nil || !n.leading() {
 		return
 	}
 	now := n.now.Ticks
@@ -92,7 +92,7 @@ func (n *Node) probe(to uint8, now uint64) {
 		n.ev.sentSeq[to], n.ev.sentAt[to] = n.ev.seq, now
 	}
 	n.ready.Peers = append(n.ready.Peers, PeerMessage{Msg: vsr.Message{Command: vsr.CmdPing, From: n.cfg.Replica, To: to,
-		View: n.replica.View(), Op: n.ev.sentSeq[to], Commit: n.replica.Commit()}})
+		View: n.mg.Replica().View(), Op: n.ev.sentSeq[to], Commit: n.mg.Replica().Commit()}})
 }
 
 // creditPrimary: the newest probes a quorum answered (the primary counts
@@ -116,11 +116,11 @@ func (n *Node) creditPrimary() {
 // covers the head of the view it adopted and is applied here (QEV-5), and
 // answers it.
 func (n *Node) onProbe(m vsr.Message) {
-	r := n.replica
+	r := n.mg.Replica()
 	if m.From != r.Primary() || m.View != r.View() || r.Status() != vsr.StatusNormal {
 		return
 	}
-	sb := n.superblock
+	sb := n.mg.Superblock()
 	if sb.LogView == m.View && m.Commit >= sb.LogHeadOp && m.Commit <= n.applied {
 		from := n.ev.lastProbeAt
 		if from == 0 {
@@ -135,7 +135,7 @@ func (n *Node) onProbe(m vsr.Message) {
 
 // onProbeAnswer: the primary counts a backup's answer to its newest probe.
 func (n *Node) onProbeAnswer(m vsr.Message) {
-	if !n.leading() || m.View != n.replica.View() || m.From >= n.cfg.Replicas || m.Op != n.ev.sentSeq[m.From] || n.ev.sentAt[m.From] == 0 {
+	if !n.leading() || m.View != n.mg.Replica().View() || m.From >= n.cfg.Replicas || m.Op != n.ev.sentSeq[m.From] || n.ev.sentAt[m.From] == 0 {
 		return
 	}
 	n.ev.answeredAt[m.From] = n.ev.sentAt[m.From]

@@ -35,7 +35,7 @@ type forwarded struct {
 func (n *Node) proposeFor(c *conn, h wire.RequestHeader, p vsr.Prepare, token string) bool {
 	w := waiter{conn: c, header: h, token: token}
 	switch {
-	case !n.replica.Full():
+	case !n.mg.Replica().Full():
 		n.waiting[n.propose(p)] = w
 	case n.canForward(h.Client):
 		if p.Kind != vsr.KindCommand {
@@ -71,15 +71,15 @@ func (n *Node) forwardNonce() uint64 {
 // same client already on its way.
 func (n *Node) canForward(client wire.U128) bool {
 	_, busy := n.forwards[client]
-	return n.cfg.clustered() && !n.replica.IsPrimary() && n.replica.Status() == vsr.StatusNormal &&
+	return n.cfg.clustered() && !n.mg.Replica().IsPrimary() && n.mg.Replica().Status() == vsr.StatusNormal &&
 		!busy && len(n.forwards) < forwardsMax
 }
 
 // forward sends p to the primary of the current view.
 func (n *Node) forward(p vsr.Prepare) {
 	n.ready.Peers = append(n.ready.Peers, PeerMessage{Msg: vsr.Message{
-		Command: vsr.CmdRequest, From: n.cfg.Replica, To: n.replica.Primary(),
-		View: n.replica.View(), Prepares: []vsr.Prepare{p},
+		Command: vsr.CmdRequest, From: n.cfg.Replica, To: n.mg.Replica().Primary(),
+		View: n.mg.Replica().View(), Prepares: []vsr.Prepare{p},
 	}})
 }
 
@@ -87,11 +87,11 @@ func (n *Node) forward(p vsr.Prepare) {
 // that view and has room; otherwise it is dropped and the backup's client
 // times out and retries.
 func (n *Node) onForwarded(m vsr.Message) {
-	if len(m.Prepares) == 1 && m.Prepares[0].Kind == kindRenewals && m.View == n.replica.View() {
+	if len(m.Prepares) == 1 && m.Prepares[0].Kind == kindRenewals && m.View == n.mg.Replica().View() {
 		n.onRenewals(m.Prepares[0].Body)
 		return
 	}
-	if len(m.Prepares) != 1 || m.View != n.replica.View() || n.replica.Full() || n.boot.phase != bootDone {
+	if len(m.Prepares) != 1 || m.View != n.mg.Replica().View() || n.mg.Replica().Full() || n.boot.phase != bootDone {
 		return
 	}
 	p := m.Prepares[0]

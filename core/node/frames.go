@@ -49,8 +49,8 @@ func (n *Node) handleFrame(c *conn, frame []byte) {
 func (n *Node) replyHeader(h wire.RequestHeader, op uint64) wire.ReplyHeader {
 	r := wire.ReplyTo(h)
 	r.Op = op
-	if n.replica != nil {
-		r.Commit = n.replica.Commit()
+	if n.mg.Replica() != nil {
+		r.Commit = n.mg.Replica().Commit()
 	}
 	return r
 }

@@ -58,7 +58,7 @@ func (n *Node) tickLeases() {
 	n.leaseSweptAt = n.now.Ticks
 	if !n.leading() {
 		clear(n.leases)
-		if n.cfg.clustered() && n.replica.Status() == vsr.StatusNormal {
+		if n.cfg.clustered() && n.mg.Replica().Status() == vsr.StatusNormal {
 			n.sendRenewals()
 		}
 		return
@@ -88,7 +88,7 @@ func (n *Node) expireLeases() {
 		case !ok:
 			n.leases[id] = n.now.Ticks
 		case n.now.Ticks-last > timeout:
-			if n.replica.Full() {
+			if n.mg.Replica().Full() {
 				return
 			}
 			n.cfg.Marks.Hit("node.session.lease_expired")

@@ -158,7 +158,7 @@ func (n *Node) implicitLogout(client wire.U128, session uint64) {
 	}
 	p := logoutPrepare(client, session, n.now.NowMicros)
 	switch {
-	case !n.replica.Full():
+	case !n.mg.Replica().Full():
 		n.propose(p)
 	case n.canForward(client):
 		n.forward(p) // nobody awaits the answer

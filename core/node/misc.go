@@ -16,8 +16,8 @@ func (n *Node) onTick() {
 		n.hostTick()
 		return
 	}
-	if n.replica != nil {
-		n.replica.Tick()
+	if n.mg.Replica() != nil {
+		n.mg.Replica().Tick()
 		n.applyCommitted()
 	}
 	if n.boot == nil || n.boot.phase != bootDone {

@@ -8,6 +8,7 @@ package node
 import (
 	"fmt"
 
+	"github.com/iggygo/iggy/core/group"
 	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/clock"
@@ -62,25 +63,23 @@ type Node struct {
 type owner struct {
 	kind ownerKind
 	part partKey
-	// gen is the incarnation of the partition's log object: a log reopened
-	// (state transfer) or deleted and created again under the same key
-	// must not get its predecessor's completions.
+	// gen is the incarnation of the partition's log object, or of its
+	// group: a log or group reopened (state transfer, damage) or deleted
+	// and created again under the same key must not get its predecessor's
+	// completions. A group host's request of gen 0 is the metadata group's.
 	gen uint64
 }
 
 type ownerKind uint8
 
 const (
-	ownerJournal ownerKind = iota + 1
-	ownerBoot
-	ownerPartition
-	ownerMisc       // fire-and-forget housekeeping (deletes of removed partitions)
-	ownerCheckpoint // the image of a checkpoint
-	ownerSuperblock // a superblock slot write
-	// A partition group's boot reads, journal and superblock writes.
-	ownerGroupBoot
-	ownerGroupJournal
-	ownerGroupSuperblock
+	ownerPartition ownerKind = iota + 1
+	ownerMisc                // fire-and-forget housekeeping (deletes of removed partitions)
+	// A group host's boot reads, journal requests, and image and superblock
+	// writes.
+	ownerHostBoot
+	ownerHostJournal
+	ownerHostWrite
 	ownerDropped   // a host's delete of a partition the front dropped
 	ownerDirDelete // the front's delete of a stream's or topic's directory
 )
@@ -91,6 +90,13 @@ func New(cfg Config, crypto Crypto) *Node {
 	cfg.validate()
 	n := &Node{cfg: cfg, crypto: crypto, owners: map[storage.ReqID]owner{}, state: newState()}
 	n.readers = n.newReaders()
+	writes := diskFor{n, owner{kind: ownerHostWrite}}
+	n.mg = group.New(group.Config{
+		Files: group.Files{Slots: superblockPaths, Image: snapshotPath},
+		Name:  "metadata", JournalDir: journalDir, Journal: diskFor{n, owner{kind: ownerHostJournal}},
+		Images: writes, Superblocks: writes, Misc: diskFor{n, owner{kind: ownerMisc}},
+		ServeImages: cfg.clustered(), Logf: n.logf, Fatalf: n.fatal,
+	}, metaMachine{n})
 	return n
 }
 
@@ -154,26 +160,16 @@ func (n *Node) onCompletion(c storage.Completion) {
 	assert.That(ok, "completion for unknown request %d", c.ID)
 	delete(n.owners, c.ID)
 	switch o.kind {
-	case ownerJournal:
-		// Besides flushes, the journal creates and deletes segment files.
-		if !n.replica.Complete(c) && c.Result != storage.ResultOK {
-			n.fatal("journal segment request %d failed: %s", c.ID, c.Err)
+	case ownerHostBoot:
+		if h, _ := n.hostOf(o); h != nil {
+			h.CompleteBoot(c)
 		}
-		n.applyCommitted()
-	case ownerBoot:
-		n.boot.complete(c)
+	case ownerHostJournal:
+		n.hostJournalCompletion(o, c)
+	case ownerHostWrite:
+		n.hostWriteCompletion(o, c)
 	case ownerPartition:
 		n.partitionCompletion(o, c)
-	case ownerCheckpoint:
-		n.checkpointCompletion(c)
-	case ownerSuperblock:
-		n.superblockCompletion(c)
-	case ownerGroupBoot:
-		n.groupBootCompletion(o, c)
-	case ownerGroupJournal:
-		n.groupJournalCompletion(o, c)
-	case ownerGroupSuperblock:
-		n.groupSuperblockCompletion(o, c)
 	case ownerDropped:
 		n.droppedCompletion(o, c)
 	case ownerDirDelete:
@@ -199,12 +195,12 @@ func (n *Node) fatal(format string, args ...any) {
 // so concurrent requests share writes and syncs.
 func (n *Node) flush() {
 	switch {
-	case n.replica == nil:
+	case n.mg.Replica() == nil:
 	case n.cfg.clustered():
 		n.clusterFlush()
 		n.flushGroups()
 	default:
-		n.replica.Flush()
+		n.mg.Replica().Flush()
 	}
 	n.flushPartitions()
 	if n.isHost() {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/iggygo/iggy/core/group"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
 )
@@ -34,12 +35,10 @@ const (
 
 // pgroup is this replica's member of one partition's group.
 type pgroup struct {
-	key     partKey
-	rev     uint64 // the partition's incarnation (GroupID.Revision)
-	gen     uint64 // incarnation, for completions (a group deleted and created again)
-	replica *vsr.Replica
-	journal *vsr.Journal
-	boot    *pgroupBoot // nil once open
+	key  partKey
+	rev  uint64 // the partition's incarnation (GroupID.Revision)
+	gen  uint64 // incarnation, for completions (a group deleted and created again)
+	host *group.Host
 
 	// logReady: the partition log recovered; ops apply only then.
 	logReady bool
@@ -55,15 +54,9 @@ type pgroup struct {
 	// checkpoint began: the journal after it stays within WALBytesMax.
 	bytesSinceCkpt uint64
 
-	sb         vsr.Superblock // newest slot written
-	sbWriting  *pgroupSBWrite
-	wantVS     *vsr.ViewState
-	ckpt       *pgroupCheckpoint // checkpoint under way: image, log writes, then the superblock
-	ckptOp     uint64            // durable checkpoint
-	serving    *pgroupCheckpoint // the durable checkpoint, served to peers
-	installing *pgroupInstall    // a state transfer fetching its messages
+	installing *pgroupInstall // a state transfer fetching its messages
 	// inflight are the log writes of applied ops not yet durable, by token:
-	// a checkpoint waits for those of its ops.
+	// a checkpoint waits for those of its ops (groupMachine.Durable).
 	inflight map[uint64]uint64
 
 	// held are committed ops taken from the replica and not applied yet:
@@ -85,7 +78,7 @@ type pgroupWaiter struct {
 // groupOf returns the open group of a partition, or nil.
 func (n *Node) groupOf(k partKey) *pgroup {
 	g := n.pgroups[k]
-	if g == nil || g.boot != nil {
+	if g == nil || g.host.Replica() == nil {
 		return nil
 	}
 	return g
@@ -94,14 +87,13 @@ func (n *Node) groupOf(k partKey) *pgroup {
 // leads reports whether this replica is the group's primary in normal
 // status, the only member that proposes.
 func (g *pgroup) leads() bool {
-	return g.replica.IsPrimary() && g.replica.Status() == vsr.StatusNormal && g.logReady
+	return g.host.Replica().IsPrimary() && g.host.Replica().Status() == vsr.StatusNormal && g.logReady
 }
 
 // pgroupConfig opens a partition group's replica.
-func (n *Node) pgroupConfig(g *pgroup, sb vsr.Superblock, prepares []vsr.Prepare, claim uint64) vsr.Config {
+func (n *Node) pgroupConfig(sb vsr.Superblock) vsr.Config {
 	return vsr.Config{
-		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Journal: g.journal,
-		Superblock: sb, Prepares: prepares, ClaimOp: claim, Images: groupImages{g}, Marks: n.cfg.Marks,
+		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Superblock: sb, Marks: n.cfg.Marks,
 		WindowOps: cmp.Or(n.cfg.ReplicaWindowOps, pgroupWindowOps), WindowBytesMax: n.repairShareBytes(),
 	}
 }
@@ -123,7 +115,7 @@ func (n *Node) rebudgetGroups() {
 	share := n.repairShareBytes()
 	for _, k := range n.sortedGroupKeys() {
 		if g := n.groupOf(k); g != nil {
-			g.replica.SetWindowBytesMax(share)
+			g.host.Replica().SetWindowBytesMax(share)
 		}
 	}
 }
@@ -134,9 +126,17 @@ func (n *Node) rebudgetGroups() {
 func (n *Node) openGroup(k partKey, rev uint64) {
 	n.pgroupGen++
 	g := &pgroup{key: k, rev: rev, gen: n.pgroupGen, waiting: map[uint64]pgroupWaiter{}, inflight: map[uint64]uint64{}}
+	writes := diskFor{n, owner{kind: ownerHostWrite, part: k, gen: g.gen}}
+	g.host = group.New(group.Config{
+		Name:       "partition group " + g.dir(),
+		Files:      group.Files{Slots: [2]string{g.superblockPath(0), g.superblockPath(1)}, Image: g.imagePath, CreateSlots: true},
+		JournalDir: g.dir(), Journal: diskFor{n, owner{kind: ownerHostJournal, part: k, gen: g.gen}},
+		Images: writes, Superblocks: writes, Misc: diskFor{n, owner{kind: ownerMisc}},
+		ServeImages: true, Logf: n.logf, Fatalf: n.fatal,
+	}, groupMachine{n, g})
 	n.pgroups[k] = g
 	n.pgroupKeys = nil
-	g.startBoot(n)
+	g.host.Boot(groupBooter{n, g}, g.bootDisk(n))
 }
 
 // dropGroup forgets a deleted partition's group; its files go with the
@@ -183,7 +183,7 @@ func (n *Node) onGroupPeer(m PeerMessage) {
 	case vsr.CmdLogData:
 		n.onLogData(g, m.Msg)
 	default:
-		g.replica.Step(m.Msg)
+		g.host.Replica().Step(m.Msg)
 		n.applyGroup(g)
 	}
 }
@@ -192,7 +192,7 @@ func (n *Node) onGroupPeer(m PeerMessage) {
 func (n *Node) tickGroups() {
 	for _, k := range n.sortedGroupKeys() {
 		if g := n.groupOf(k); g != nil {
-			g.replica.Tick()
+			g.host.Replica().Tick()
 			n.tickGroupInstall(g)
 			n.applyGroup(g)
 		}
@@ -209,18 +209,8 @@ func (n *Node) flushGroups() {
 		if g == nil {
 			continue
 		}
-		g.replica.Flush()
-		rd := g.replica.TakeReady()
-		id := g.id()
-		for _, m := range rd.Messages {
-			n.ready.Peers = append(n.ready.Peers, PeerMessage{Group: id, Msg: m})
-		}
-		if rd.Superblock != nil {
-			g.wantVS = rd.Superblock
-			n.writeGroupSuperblock(g)
-		}
-		if rd.Install != nil {
-			n.startGroupInstall(g, rd.Install)
+		if in := n.flushHost(g.host, g.id()); in != nil {
+			n.startGroupInstall(g, in)
 		}
 		g.settle(n, false)
 	}
@@ -250,7 +240,7 @@ func (n *Node) groupStates() []GroupState {
 		if g == nil {
 			continue
 		}
-		r := g.replica
+		r := g.host.Replica()
 		out = append(out, GroupState{
 			Group:  g.id(),
 			Status: r.Status(), View: r.View(), Primary: g.leads(),

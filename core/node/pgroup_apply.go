@@ -33,10 +33,10 @@ func encodeOffsetOp(kind partition.OffsetKind, consumer uint32, offset uint64, s
 // journal that held them) stops the applying, and reads with it, until a
 // peer's copy of the missing messages is fetched (refetch).
 func (n *Node) applyGroup(g *pgroup) {
-	if !g.logReady || g.replica == nil {
+	if !g.logReady || g.host.Replica() == nil {
 		return
 	}
-	g.held = append(g.held, g.replica.TakeCommitted()...)
+	g.held = append(g.held, g.host.Replica().TakeCommitted()...)
 	for g.installing == nil {
 		if g.nextOffset > n.partitions[g.key].NextOffset() {
 			n.refetch(g) // at once: a read must not see the shorter log
@@ -50,7 +50,7 @@ func (n *Node) applyGroup(g *pgroup) {
 		n.applyGroupOp(g, p)
 	}
 	n.maybeGroupCheckpoint(g)
-	n.writeGroupSuperblock(g)
+	g.host.WriteSuperblock()
 }
 
 func (n *Node) applyGroupOp(g *pgroup, p vsr.Prepare) {

@@ -28,7 +28,7 @@ type pollRequest struct {
 // again after a while; protocol-data.md 9.3).
 func (n *Node) proposeToGroup(c *conn, h wire.RequestHeader, k partKey, p vsr.Prepare, read func()) {
 	g := n.groupOf(k)
-	if g != nil && !g.replica.IsPrimary() {
+	if g != nil && !g.host.Replica().IsPrimary() {
 		n.deny(c, h, wire.NotPrimary)
 		return
 	}
@@ -37,7 +37,7 @@ func (n *Node) proposeToGroup(c *conn, h wire.RequestHeader, k partKey, p vsr.Pr
 		return
 	}
 	p.Timestamp = n.now.NowMicros
-	op, ok := g.replica.Propose(p) // refused while its pipeline is full
+	op, ok := g.host.Replica().Propose(p) // refused while its pipeline is full
 	if !ok {
 		n.deny(c, h, wire.TransientNotAccepted)
 		return
@@ -56,7 +56,7 @@ func (n *Node) readThroughGroup(c *conn, h wire.RequestHeader, k partKey, read f
 // effort: nobody waits for it.
 func (n *Node) proposeAutoCommit(k partKey, kind partition.OffsetKind, consumer uint32, offset uint64) {
 	if g := n.groupOf(k); g != nil && g.leads() {
-		g.replica.Propose(vsr.Prepare{Kind: vsr.KindStoreOffset, Timestamp: n.now.NowMicros,
+		g.host.Replica().Propose(vsr.Prepare{Kind: vsr.KindStoreOffset, Timestamp: n.now.NowMicros,
 			Body: encodeOffsetOp(kind, consumer, offset, true)})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/iggygo/iggy/core/group"
 	"github.com/iggygo/iggy/core/partition"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
@@ -77,7 +78,7 @@ func decodeGroupImage(b []byte) (uint64, []partition.StoredOffset, error) {
 // checkpoint released the journal that held them. A replicated partition
 // serves again only once it has them from a peer (STOR-42).
 func (n *Node) refetch(g *pgroup) {
-	source := n.peerFrom(g.replica.Primary())
+	source := n.peerFrom(g.host.Replica().Primary())
 	g.installing = &pgroupInstall{next: g.nextOffset, source: source}
 	n.logf("partition group %s: the log ends at %d, its checkpoint at %d: fetching the messages from replica %d",
 		g.dir(), n.partitions[g.key].NextOffset(), g.nextOffset, source)
@@ -126,18 +127,18 @@ func (n *Node) continueGroupInstall(g *pgroup) {
 		n.applyGroup(g)
 		return
 	}
-	if g.checkpointing() {
+	if g.host.Checkpointing() {
 		return // retried when it is durable (tickGroupInstall)
 	}
 	n.applyImageOffsets(g, log, in)
-	n.writeGroupImage(g, &pgroupCheckpoint{cp: in.in.Checkpoint, image: in.in.Image, install: true})
+	g.host.Install(in.in.Checkpoint, in.in.Image)
 }
 
 // tickGroupInstall asks another peer when a fetch went unanswered, and
 // retries a finish that waited for a checkpoint.
 func (n *Node) tickGroupInstall(g *pgroup) {
 	in := g.installing
-	if in == nil || !g.logReady || g.ckpt != nil && g.ckpt.install {
+	if p := g.host.Pending(); in == nil || !g.logReady || p != nil && p.Install {
 		return
 	}
 	if n.partitions[g.key].NextOffset() >= in.next {
@@ -173,18 +174,17 @@ func (n *Node) applyImageOffsets(g *pgroup, log *partition.Log, in *pgroupInstal
 	}
 }
 
-// groupInstalled: the installed checkpoint is durable; the replica resumes
-// from it.
-func (n *Node) groupInstalled(g *pgroup, ck *pgroupCheckpoint) {
+// groupInstalled: the installed checkpoint is durable and the replica
+// resumed from it; so does the group.
+func (n *Node) groupInstalled(g *pgroup, ck *group.Checkpoint) {
 	next := g.installing.next
 	g.installing = nil
-	g.applied, g.appliedChecksum, g.nextOffset = ck.cp.Op, ck.cp.Checksum, next
-	for len(g.held) > 0 && g.held[0].Op <= ck.cp.Op {
+	g.applied, g.appliedChecksum, g.nextOffset = ck.CP.Op, ck.CP.Checksum, next
+	for len(g.held) > 0 && g.held[0].Op <= ck.CP.Op {
 		g.held = g.held[1:] // the checkpoint covers them
 	}
 	g.unsyncedSkip = false
-	g.replica.Installed(ck.cp)
-	n.logf("partition group %s: installed state transfer of checkpoint op %d", g.dir(), ck.cp.Op)
+	n.logf("partition group %s: installed state transfer of checkpoint op %d", g.dir(), ck.CP.Op)
 }
 
 // serveLogData answers a peer's fetch from this replica's log, with whole

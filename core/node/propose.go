@@ -8,7 +8,7 @@ import (
 // propose hands p to the metadata replica and returns its op. Every caller
 // checked Full first, so a refusal is a bug.
 func (n *Node) propose(p vsr.Prepare) uint64 {
-	op, ok := n.replica.Propose(p)
-	assert.That(ok, "metadata replica refused a proposal (status %s, view %d)", n.replica.Status(), n.replica.View())
+	op, ok := n.mg.Replica().Propose(p)
+	assert.That(ok, "metadata replica refused a proposal (status %s, view %d)", n.mg.Replica().Status(), n.mg.Replica().View())
 	return op
 }

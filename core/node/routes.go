@@ -38,7 +38,7 @@ func (n *Node) partitionRoutes(c *conn, h wire.RequestHeader, body []byte) {
 		if g := n.groupOf(partKey{s.ID, t.ID, p.ID}); g != nil {
 			// This replica's view of the group: a lagging one may name an
 			// old primary, which answers 58 and a lower view than the truth.
-			rt.Primary, rt.View = g.replica.Primary(), g.replica.View()
+			rt.Primary, rt.View = g.host.Replica().Primary(), g.host.Replica().View()
 		}
 		routes = append(routes, rt)
 	}

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"github.com/iggygo/iggy/core/group"
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/partition"
 	"github.com/iggygo/iggy/core/vsr"
@@ -11,23 +12,15 @@ import (
 
 // state is everything the node knows, split from Node's plumbing.
 type state struct {
-	meta    *metadata.State
-	journal *vsr.Journal
-	replica *vsr.Replica
+	meta *metadata.State
+	// mg hosts the metadata group: its replica, journal, superblock and
+	// checkpoints.
+	mg *group.Host
 	// applied is the op the state reflects, appliedChecksum its prepare's.
 	applied, appliedChecksum uint64
 	appliedLog               appliedRing // for TakeApplied
 	boot                     *booter
-
-	// superblock is the newest slot written; checkpointOp its durable checkpoint.
-	superblock   vsr.Superblock
-	checkpointOp uint64
-	ckpt         *checkpointing // image being written
-	readyCkpt    *checkpointing // image durable, waiting for the superblock
-	sbWriting    *sbWrite
-	wantVS       *vsr.ViewState // view state the replica asked to make durable
-	serving      *checkpointing // the durable checkpoint served to peers
-	installing   *vsr.Install   // a state transfer waiting for the checkpoint writer
+	installing               *vsr.Install // a state transfer waiting for the checkpoint under way
 
 	clients map[wire.U128]*client
 	conns   map[bus.ConnID]*conn

@@ -112,12 +112,12 @@ func (n *Node) getStats(c *conn, h wire.RequestHeader, _ []byte) {
 // every other node a Follower; with no view established (booting, changing
 // view) every node is a Follower.
 func (n *Node) rosterRecords() []wire.ClusterNode {
-	known := n.replica != nil && n.replica.Status() == vsr.StatusNormal
+	known := n.mg.Replica() != nil && n.mg.Replica().Status() == vsr.StatusNormal
 	out := make([]wire.ClusterNode, len(n.cfg.Roster))
 	for i, r := range n.cfg.Roster {
 		out[i] = r.Record
 		out[i].Role, out[i].Status = wire.ClusterRoleFollower, statusHealthy
-		if known && r.ReplicaID == n.replica.Primary() {
+		if known && r.ReplicaID == n.mg.Replica().Primary() {
 			out[i].Role = roleLeader
 		}
 	}

@@ -10,7 +10,7 @@ import (
 // every replica drops the same tokens at the same op.
 func (n *Node) cleanTokens() {
 	every := n.cfg.TokenCleanerIntervalTicks
-	if every == 0 || n.now.Ticks%every != 0 || n.replica.Full() || !n.anyTokenExpired() {
+	if every == 0 || n.now.Ticks%every != 0 || n.mg.Replica().Full() || !n.anyTokenExpired() {
 		return
 	}
 	n.propose(vsr.Prepare{
