@@ -106,7 +106,9 @@ func (w *World) submit(h *host, s int, reqs []storage.Request) {
 // complete steps a completion into the shard whose request it answers.
 func (w *World) complete(h *host, c storage.Completion) {
 	r, ok := h.shards.reqs[c.ID]
-	assert.That(ok, "sim: completion of unknown disk request %d", c.ID)
+	if !ok {
+		assert.Failf("sim: completion of unknown disk request %d", c.ID)
+	}
 	delete(h.shards.reqs, c.ID)
 	c.ID = r.id
 	w.stepShard(h, r.shard, c)
@@ -115,7 +117,9 @@ func (w *World) complete(h *host, c storage.Completion) {
 // queueHandOffs keeps what a shard's output handed to other shards.
 func (h *host) queueHandOffs(msgs []node.ShardMessage) {
 	h.shards.handOffs = append(h.shards.handOffs, msgs...)
-	assert.That(len(h.shards.handOffs) <= handOffsPendingMax, "sim: %d hand-offs pending", len(h.shards.handOffs))
+	if len(h.shards.handOffs) > handOffsPendingMax {
+		assert.Failf("sim: %d hand-offs pending", len(h.shards.handOffs))
+	}
 }
 
 // maybeHandOffs steps some pending hand-offs, or none, as the seed says.

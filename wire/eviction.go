@@ -57,7 +57,9 @@ func IncompatibleProtocolEviction(client U128) Eviction {
 func (e Eviction) Bytes() []byte {
 	assert.That(!e.Client.IsZero(), "an eviction needs a nonzero client")
 	assert.That(e.Reason != 0, "an eviction needs a reason")
-	assert.That(evictionWindowValid(e), "eviction %d window %d..%d", e.Reason, e.VersionMin, e.VersionMax)
+	if !evictionWindowValid(e) {
+		assert.Failf("eviction %d window %d..%d", e.Reason, e.VersionMin, e.VersionMax)
+	}
 	b := make([]byte, evictionFrameSize)
 	putPrologue(b, Prologue{Size: evictionFrameSize, Command: FrameEviction})
 	putU128(b, offEvClient, e.Client)

@@ -132,8 +132,12 @@ func DecodePrologue(header []byte) (Prologue, Code) {
 
 // putPrologue writes the prologue with zero checksums (1.7) and zero reserved bytes.
 func putPrologue(dst []byte, p Prologue) {
-	assert.That(len(dst) >= HeaderSize, "header buffer %d < %d", len(dst), HeaderSize)
-	assert.That(p.Size >= HeaderSize && p.Size <= FrameSizeMax, "frame size %d out of range", p.Size)
+	if len(dst) < HeaderSize {
+		assert.Failf("header buffer %d < %d", len(dst), HeaderSize)
+	}
+	if p.Size < HeaderSize || p.Size > FrameSizeMax {
+		assert.Failf("frame size %d out of range", p.Size)
+	}
 	clear(dst[:HeaderSize])
 	putU128(dst, offCluster, p.Cluster)
 	binary.LittleEndian.PutUint32(dst[offSize:], p.Size)
@@ -145,7 +149,9 @@ func putPrologue(dst []byte, p Prologue) {
 
 // frameSize is the total size of a frame with a body of bodyLen bytes.
 func frameSize(bodyLen int) uint32 {
-	assert.That(bodyLen >= 0 && bodyLen <= BodySizeMax, "body length %d out of range", bodyLen)
+	if bodyLen < 0 || bodyLen > BodySizeMax {
+		assert.Failf("body length %d out of range", bodyLen)
+	}
 	return uint32(HeaderSize + bodyLen)
 }
 

@@ -120,12 +120,16 @@ const wireNameBytesMax = 255
 
 // writeWireName writes a WireName, asserting the 1..255 length encoders owe.
 func writeWireName(w *Writer, s string) {
-	assert.That(len(s) >= 1 && len(s) <= wireNameBytesMax, "WireName length %d", len(s))
+	if len(s) < 1 || len(s) > wireNameBytesMax {
+		assert.Failf("WireName length %d", len(s))
+	}
 	w.Name(s)
 }
 
 // writeStr8 writes a u8 string, asserting it fits its length byte.
 func writeStr8(w *Writer, s string) {
-	assert.That(len(s) <= wireNameBytesMax, "u8 string length %d", len(s))
+	if len(s) > wireNameBytesMax {
+		assert.Failf("u8 string length %d", len(s))
+	}
 	w.Str8(s)
 }

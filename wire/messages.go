@@ -59,11 +59,13 @@ func (w *Writer) Partitioning(p Partitioning) {
 		w.U8(4)
 		w.U32(p.PartitionID)
 	case PartitioningMessagesKey:
-		assert.That(len(p.Key) >= 1 && len(p.Key) <= MessagesKeyBytesMax, "messages key of %d bytes", len(p.Key))
+		if len(p.Key) < 1 || len(p.Key) > MessagesKeyBytesMax {
+			assert.Failf("messages key of %d bytes", len(p.Key))
+		}
 		w.U8(uint8(len(p.Key)))
 		w.Bytes(p.Key)
 	default:
-		assert.That(false, "partitioning kind %d", p.Kind)
+		assert.Failf("partitioning kind %d", p.Kind)
 	}
 }
 

@@ -213,8 +213,9 @@ func (r *Reader) OptionsPrefixed() Options {
 // checked o (Options.Check) when it comes from outside.
 func (w *Writer) OptionsInOrder(o Options) {
 	for _, e := range o {
-		assert.That(optionFieldValid(len(e.Key)) && optionFieldValid(len(e.Value)) && e.Kind != 0,
-			"option %q: kind %d, key %d bytes, value %d bytes", e.Key, e.Kind, len(e.Key), len(e.Value))
+		if !(optionFieldValid(len(e.Key)) && optionFieldValid(len(e.Value)) && e.Kind != 0) {
+			assert.Failf("option %q: kind %d, key %d bytes, value %d bytes", e.Key, e.Kind, len(e.Key), len(e.Value))
+		}
 		w.U8(uint8(KindString))
 		w.U32(uint32(len(e.Key)))
 		w.Buf = append(w.Buf, e.Key...)

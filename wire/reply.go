@@ -111,7 +111,9 @@ func DenialFrame(h ReplyHeader, status Code) []byte {
 // status 0 and the body [count=1][index=0][result], with no payload.
 func RejectionFrame(h ReplyHeader, result Code) []byte {
 	assert.That(result != OK, "a rejection needs a nonzero result")
-	assert.That(h.Operation.ResultFramed(rejectionBodySize), "operation %d is not result-framed", h.Operation)
+	if !h.Operation.ResultFramed(rejectionBodySize) {
+		assert.Failf("operation %d is not result-framed", h.Operation)
+	}
 	h.Status = OK
 	b := make([]byte, HeaderSize+rejectionBodySize)
 	h.Put(b, rejectionBodySize)
@@ -125,7 +127,9 @@ func RejectionFrame(h ReplyHeader, result Code) []byte {
 // [count=0][payload]. It returns the header with the count as the first part
 // and the payload slices after it, uncopied, for one vectored write.
 func ResultFrame(h ReplyHeader, payload ...[]byte) [][]byte {
-	assert.That(h.Operation.ResultFramed(resultCountSize), "operation %d is not result-framed", h.Operation)
+	if !h.Operation.ResultFramed(resultCountSize) {
+		assert.Failf("operation %d is not result-framed", h.Operation)
+	}
 	h.Status = OK
 	bodyLen := resultCountSize + partsLen(payload)
 	head := make([]byte, HeaderSize+resultCountSize)
@@ -147,7 +151,9 @@ func partsLen(parts [][]byte) int {
 	n := 0
 	for _, p := range parts {
 		n += len(p)
-		assert.That(n <= BodySizeMax, "reply body exceeds %d bytes", BodySizeMax)
+		if n > BodySizeMax {
+			assert.Failf("reply body exceeds %d bytes", BodySizeMax)
+		}
 	}
 	return n
 }

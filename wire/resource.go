@@ -100,7 +100,9 @@ func readResetKeys(r *Reader) []string {
 // Encode writes the body. The caller has checked Set (Options.Check) and the
 // reset keys (1..255 bytes each, at most ResetKeysMax).
 func (q UpdateResourceRequest) Encode(w *Writer) {
-	assert.That(len(q.Reset) <= ResetKeysMax, "%d reset keys", len(q.Reset))
+	if len(q.Reset) > ResetKeysMax {
+		assert.Failf("%d reset keys", len(q.Reset))
+	}
 	w.U8(uint8(q.Scope))
 	switch q.Scope {
 	case ScopeTopic:
@@ -111,7 +113,7 @@ func (q UpdateResourceRequest) Encode(w *Writer) {
 	case ScopeUser:
 		w.Identifier(q.User)
 	default:
-		assert.That(false, "scope %d", q.Scope)
+		assert.Failf("scope %d", q.Scope)
 	}
 	w.U32(uint32(q.Set.EncodedSize()))
 	w.OptionsInOrder(q.Set)
@@ -227,7 +229,9 @@ func parseUserStatus(kind ValueKind, v []byte) (UserStatus, bool) {
 
 // UserStatusWord is the String value of a status key (client side).
 func UserStatusWord(s UserStatus) string {
-	assert.That(s == UserStatusActive || s == UserStatusInactive, "user status %d", s)
+	if !(s == UserStatusActive || s == UserStatusInactive) {
+		assert.Failf("user status %d", s)
+	}
 	return userStatusWords[s]
 }
 

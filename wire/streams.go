@@ -102,8 +102,9 @@ type StreamDetails struct {
 }
 
 func (d StreamDetails) Encode(w *Writer) {
-	assert.That(int(d.Stream.TopicsCount) == len(d.Topics),
-		"stream %d: topics_count %d, %d topics", d.Stream.ID, d.Stream.TopicsCount, len(d.Topics))
+	if int(d.Stream.TopicsCount) != len(d.Topics) {
+		assert.Failf("stream %d: topics_count %d, %d topics", d.Stream.ID, d.Stream.TopicsCount, len(d.Topics))
+	}
 	d.Stream.Encode(w)
 	for _, t := range d.Topics {
 		t.Encode(w)
@@ -165,6 +166,8 @@ func finish(r *Reader) Code {
 
 // writeName writes a WireName; a name outside 1..255 bytes is a caller bug.
 func writeName(w *Writer, name string) {
-	assert.That(len(name) >= 1 && len(name) <= 255, "name of %d bytes", len(name))
+	if len(name) < 1 || len(name) > 255 {
+		assert.Failf("name of %d bytes", len(name))
+	}
 	w.Name(name)
 }

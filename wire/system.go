@@ -282,7 +282,9 @@ const clusterNodeSizeMin = 4 + 4 + 4*2 + 1 + 1
 
 // Encode writes the body.
 func (m ClusterMetadata) Encode(w *Writer) {
-	assert.That(len(m.Nodes) <= ClusterNodesMax, "%d cluster nodes", len(m.Nodes))
+	if len(m.Nodes) > ClusterNodesMax {
+		assert.Failf("%d cluster nodes", len(m.Nodes))
+	}
 	w.Str32(m.Name)
 	w.U32(uint32(len(m.Nodes)))
 	for _, n := range m.Nodes {
@@ -365,7 +367,9 @@ func DecodeGetSnapshotFile(body []byte) (SnapshotRequest, Code) {
 
 // Encode writes the body.
 func (s SnapshotRequest) Encode(w *Writer) {
-	assert.That(len(s.Types) <= math.MaxUint8, "%d snapshot types", len(s.Types))
+	if len(s.Types) > math.MaxUint8 {
+		assert.Failf("%d snapshot types", len(s.Types))
+	}
 	w.U8(s.Compression)
 	w.U8(uint8(len(s.Types)))
 	w.Bytes(s.Types)

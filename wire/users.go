@@ -44,7 +44,9 @@ const userInfoSizeMin = 4 + 8 + 1 + 1 + 1 + 4
 
 // Encode writes the record with its options length prefix.
 func (u UserInfo) Encode(w *Writer) {
-	assert.That(uint64(len(u.Options)) <= BodySizeMax, "user options %d bytes", len(u.Options))
+	if uint64(len(u.Options)) > BodySizeMax {
+		assert.Failf("user options %d bytes", len(u.Options))
+	}
 	w.U32(u.ID)
 	w.U64(u.CreatedAt)
 	w.U8(uint8(u.Status))

@@ -27,8 +27,10 @@ const (
 
 // PackProtocolVersion packs a version; each component must be below 1024.
 func PackProtocolVersion(major, minor, patch uint32) ProtocolVersion {
-	assert.That(major <= ProtocolVersionComponentMax && minor <= ProtocolVersionComponentMax &&
-		patch <= ProtocolVersionComponentMax, "version component out of range: %d.%d.%d", major, minor, patch)
+	if !(major <= ProtocolVersionComponentMax && minor <= ProtocolVersionComponentMax &&
+		patch <= ProtocolVersionComponentMax) {
+		assert.Failf("version component out of range: %d.%d.%d", major, minor, patch)
+	}
 	return ProtocolVersion(major<<(2*versionComponentBits) | minor<<versionComponentBits | patch)
 }
 

@@ -110,10 +110,16 @@ func withDefaults(o Options) Options {
 	if o.RequestsQueuedMax == 0 {
 		o.RequestsQueuedMax = RequestsQueuedMaxDefault
 	}
-	assert.That(o.Workers > 0 && o.Workers <= workersMax, "disk: %d workers", o.Workers)
+	if o.Workers <= 0 || o.Workers > workersMax {
+		assert.Failf("disk: %d workers", o.Workers)
+	}
 	// More descriptors than workers, so some cached one is always unused and evictable.
-	assert.That(o.FilesOpenMax > o.Workers, "disk: %d descriptors for %d workers", o.FilesOpenMax, o.Workers)
-	assert.That(o.RequestsQueuedMax > 0, "disk: queue of %d", o.RequestsQueuedMax)
+	if o.FilesOpenMax <= o.Workers {
+		assert.Failf("disk: %d descriptors for %d workers", o.FilesOpenMax, o.Workers)
+	}
+	if o.RequestsQueuedMax <= 0 {
+		assert.Failf("disk: queue of %d", o.RequestsQueuedMax)
+	}
 	return o
 }
 
@@ -125,7 +131,9 @@ func (d *Disk) Submit(reqs ...storage.Request) error {
 	if len(reqs) == 0 {
 		return nil
 	}
-	assert.That(len(reqs) <= d.queuedMax, "disk: batch of %d exceeds the queue of %d", len(reqs), d.queuedMax)
+	if len(reqs) > d.queuedMax {
+		assert.Failf("disk: batch of %d exceeds the queue of %d", len(reqs), d.queuedMax)
+	}
 	nodes := make([]*node, len(reqs))
 	for i := range reqs {
 		if err := reqs[i].Check(); err != nil {
@@ -207,7 +215,9 @@ func (d *Disk) dispatch(workers *sync.WaitGroup) {
 		case n := <-d.done:
 			s.complete(n)
 			backlog.push(n.completion)
-			assert.That(backlog.len() <= d.queuedMax, "disk: backlog of %d completions", backlog.len())
+			if backlog.len() > d.queuedMax {
+				assert.Failf("disk: backlog of %d completions", backlog.len())
+			}
 			d.deliverBuffered(&backlog)
 		case deliver <- backlog.front():
 			backlog.pop()

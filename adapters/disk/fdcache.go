@@ -40,7 +40,9 @@ type fdCache struct {
 }
 
 func newFDCache(backend Backend, max int) *fdCache {
-	assert.That(max > 0, "descriptor cache of %d", max)
+	if max <= 0 {
+		assert.Failf("descriptor cache of %d", max)
+	}
 	c := &fdCache{backend: backend, max: max, files: make(map[string]*openFile)}
 	c.unpinned = sync.NewCond(&c.mu)
 	return c
@@ -64,7 +66,9 @@ func (c *fdCache) acquire(path string, create bool) (*openFile, error) {
 	}
 	f := &openFile{path: path, fd: fd, refs: 1}
 	c.mu.Lock()
-	assert.That(c.files[path] == nil, "%s opened twice", path)
+	if c.files[path] != nil {
+		assert.Failf("%s opened twice", path)
+	}
 	c.files[path] = f
 	f.elem = c.lru.PushFront(f)
 	c.mu.Unlock()
@@ -74,7 +78,9 @@ func (c *fdCache) acquire(path string, create bool) (*openFile, error) {
 
 func (c *fdCache) release(f *openFile) {
 	c.mu.Lock()
-	assert.That(f.refs > 0, "%s released more than acquired", f.path)
+	if f.refs <= 0 {
+		assert.Failf("%s released more than acquired", f.path)
+	}
 	f.refs--
 	c.mu.Unlock()
 }

@@ -39,7 +39,9 @@ func newScheduler() *scheduler {
 }
 
 func (s *scheduler) add(n *node) {
-	assert.That(n.blockers == 0 && !n.done, "request %d added twice", n.req.ID)
+	if n.blockers != 0 || n.done {
+		assert.Failf("request %d added twice", n.req.ID)
+	}
 	s.pending++
 	for _, c := range n.claims {
 		l := s.locks[c.name]
@@ -94,7 +96,9 @@ func compact(nodes []*node) []*node {
 
 // complete records that n finished and makes runnable what waited only for it.
 func (s *scheduler) complete(n *node) {
-	assert.That(!n.done && n.blockers == 0, "request %d completed twice or before it could run", n.req.ID)
+	if n.done || n.blockers != 0 {
+		assert.Failf("request %d completed twice or before it could run", n.req.ID)
+	}
 	n.done = true
 	s.pending--
 	for _, c := range n.claims {

@@ -104,7 +104,9 @@ func NewUring() (*Uring, error) {
 // uses it is closed: no operation may be in flight.
 func (u *Uring) Shutdown() {
 	u.closeOnce.Do(func() {
-		assert.That(len(u.free) == len(u.slots), "io_uring closed with %d operations in flight", len(u.slots)-len(u.free))
+		if len(u.free) != len(u.slots) {
+			assert.Failf("io_uring closed with %d operations in flight", len(u.slots)-len(u.free))
+		}
 		if err := u.submit(sqe{opcode: ioringOpNop, userData: uringCloseToken}); err != nil {
 			panic("io_uring: cannot submit the closing no-op: " + err.Error())
 		}

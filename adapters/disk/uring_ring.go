@@ -210,7 +210,9 @@ func (r *ring) registerEventfd(efd int) error {
 func (r *ring) push(e sqe) {
 	tail := *r.sqTail
 	head := atomic.LoadUint32(r.sqHead)
-	assert.That(tail-head < r.entries, "io_uring submission queue full: %d queued", tail-head)
+	if tail-head >= r.entries {
+		assert.Failf("io_uring submission queue full: %d queued", tail-head)
+	}
 	i := tail & r.sqMask
 	r.sqes[i] = e
 	r.sqArray[i] = i

@@ -22,10 +22,14 @@ import (
 // growth (internal/bytealg.MakeNoZero); the Builder and the one-byte string
 // taken from it are dropped here, so nothing else sees the memory mutate.
 func NewBuffer(size int) []byte {
-	assert.That(size >= wire.HeaderSize && size <= wire.FrameSizeMax, "frame buffer size %d", size)
+	if size < wire.HeaderSize || size > wire.FrameSizeMax {
+		assert.Failf("frame buffer size %d", size)
+	}
 	var b strings.Builder
 	b.Grow(size)
 	b.WriteByte(0) // a non-empty String() points at the allocation
-	assert.That(b.Cap() >= size, "strings.Builder grew to %d, want %d", b.Cap(), size)
+	if b.Cap() < size {
+		assert.Failf("strings.Builder grew to %d, want %d", b.Cap(), size)
+	}
 	return unsafe.Slice(unsafe.StringData(b.String()), size)
 }

@@ -30,7 +30,9 @@ var ErrHeld = errors.New("no room for the frame of a connection without a login"
 // byte is read into it): the node may keep slices of it (bus.ClientFrame).
 // An I/O error of r is returned wrapped as is.
 func Read(r io.Reader, sizeMax uint32, hold func(size int) bool) ([]byte, error) {
-	assert.That(sizeMax >= wire.HeaderSize && sizeMax <= wire.FrameSizeMax, "frame size cap %d", sizeMax)
+	if sizeMax < wire.HeaderSize || sizeMax > wire.FrameSizeMax {
+		assert.Failf("frame size cap %d", sizeMax)
+	}
 	var head [wire.HeaderSize]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil {
 		return nil, shortOr(err, "header")

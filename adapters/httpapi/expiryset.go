@@ -27,7 +27,9 @@ type expiryEntry struct {
 }
 
 func newExpirySet(max int) *expirySet {
-	assert.That(max > 0, "expiry set bound %d", max)
+	if max <= 0 {
+		assert.Failf("expiry set bound %d", max)
+	}
 	return &expirySet{max: max, m: make(map[string]time.Time)}
 }
 
@@ -35,7 +37,9 @@ func newExpirySet(max int) *expirySet {
 // entries (limit <= max); false when it does not. A key already there is
 // never refused: its expiry only moves later.
 func (s *expirySet) add(key string, exp, now time.Time, limit int) bool {
-	assert.That(limit > 0 && limit <= s.max, "expiry set limit %d of %d", limit, s.max)
+	if limit <= 0 || limit > s.max {
+		assert.Failf("expiry set limit %d of %d", limit, s.max)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.m[key]; !ok && len(s.m) >= limit {
@@ -55,7 +59,9 @@ func (s *expirySet) add(key string, exp, now time.Time, limit int) bool {
 // is no room under limit. One lock covers the check and the insert, so
 // of two concurrent claims of one key exactly one succeeds.
 func (s *expirySet) claim(key string, exp, now time.Time, limit int) (used, full bool) {
-	assert.That(limit > 0 && limit <= s.max, "expiry set limit %d of %d", limit, s.max)
+	if limit <= 0 || limit > s.max {
+		assert.Failf("expiry set limit %d of %d", limit, s.max)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if cur, ok := s.m[key]; ok && now.Before(cur) {

@@ -47,7 +47,9 @@ type principals struct {
 }
 
 func newPrincipals(max int) *principals {
-	assert.That(max > 0, "principals bound %d", max)
+	if max <= 0 {
+		assert.Failf("principals bound %d", max)
+	}
 	return &principals{max: max, m: make(map[string]*principal)}
 }
 
@@ -70,7 +72,9 @@ func (t *principals) get(key string, now time.Time, mk func() *principal) (p *pr
 		evicted = victim.conn
 	}
 	p = mk()
-	assert.That(p.key == key, "principal key %q made for %q", p.key, key)
+	if p.key != key {
+		assert.Failf("principal key %q made for %q", p.key, key)
+	}
 	p.lastUsed = now
 	t.m[key] = p
 	return p, evicted, true

@@ -36,6 +36,8 @@ func replyHead(parts [][]byte) [wire.HeaderSize]byte {
 		}
 		n += copy(head[n:], p)
 	}
-	assert.That(n == len(head), "reply of %d bytes is shorter than a header", n)
+	if n != len(head) {
+		assert.Failf("reply of %d bytes is shorter than a header", n)
+	}
 	return head
 }

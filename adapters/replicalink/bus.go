@@ -110,7 +110,9 @@ func (b *Bus) linkOf(g node.GroupID) uint8 {
 // no link to the peer is up or the link's queue is full. The message's
 // prepares and data must stay unchanged until it is written.
 func (b *Bus) Send(m node.PeerMessage) bool {
-	assert.That(m.Msg.From == b.cfg.Self, "replica links of %d: a message from %d", b.cfg.Self, m.Msg.From)
+	if m.Msg.From != b.cfg.Self {
+		assert.Failf("replica links of %d: a message from %d", b.cfg.Self, m.Msg.From)
+	}
 	s := b.slot(m.Msg.To, b.linkOf(m.Group))
 	if s == nil || s.live.Load() == nil {
 		b.droppedUnlinked.Add(1)

@@ -91,7 +91,9 @@ func (b *readBuffers) lend(n uint64) []byte {
 	if buf == nil {
 		buf = make([]byte, size)
 	}
-	assert.That(cap(buf) == size, "read buffer of %d bytes in class %d", cap(buf), size)
+	if cap(buf) != size {
+		assert.Failf("read buffer of %d bytes in class %d", cap(buf), size)
+	}
 	b.lent = append(b.lent, lentBuffer{ref: weak.Make(&buf[0]), start: uintptr(unsafe.Pointer(&buf[0])), size: size})
 	return buf
 }

@@ -60,8 +60,12 @@ type links[M any] struct {
 
 // newLinks makes the links of every loop, routing messages by route.
 func newLinks[M any](loops, inboxCapacity int, route func(M) (from, to int)) []*links[M] {
-	assert.That(loops >= 1 && loops <= ShardsMax, "%d shards", loops)
-	assert.That(inboxCapacity >= 1, "inbox capacity %d", inboxCapacity)
+	if loops < 1 || loops > ShardsMax {
+		assert.Failf("%d shards", loops)
+	}
+	if inboxCapacity < 1 {
+		assert.Failf("inbox capacity %d", inboxCapacity)
+	}
 	peers := make([]chan M, loops)
 	for i := range peers {
 		peers[i] = make(chan M, inboxCapacity)
@@ -77,13 +81,16 @@ func newLinks[M any](loops, inboxCapacity int, route func(M) (from, to int)) []*
 // queue takes the node's hand-offs and sends what fits without waiting.
 func (s *links[M]) queue(msgs []M) error {
 	if s == nil {
-		assert.That(len(msgs) == 0, "a node of one shard handed off %d messages", len(msgs))
+		if len(msgs) != 0 {
+			assert.Failf("a node of one shard handed off %d messages", len(msgs))
+		}
 		return nil
 	}
 	for _, m := range msgs {
 		from, to := s.route(m)
-		assert.That(from == s.self && to >= 0 && to < len(s.peers) && to != s.self,
-			"hand-off from %d to %d stepped out of shard %d of %d", from, to, s.self, len(s.peers))
+		if !(from == s.self && to >= 0 && to < len(s.peers) && to != s.self) {
+			assert.Failf("hand-off from %d to %d stepped out of shard %d of %d", from, to, s.self, len(s.peers))
+		}
 		s.pending[to] = append(s.pending[to], m)
 		s.count++
 	}
@@ -148,7 +155,7 @@ func (s *links[M]) waiting() (chan M, M) {
 			return s.peers[to], s.pending[to][s.sent[to]]
 		}
 	}
-	assert.That(false, "shard %d counts %d hand-offs but holds none", s.self, s.count)
+	assert.Failf("shard %d counts %d hand-offs but holds none", s.self, s.count)
 	return nil, zero
 }
 

@@ -34,7 +34,9 @@ func reject(code wire.Code) Result {
 // Apply applies one committed command. It is deterministic and total: every
 // decodable command yields a Result, never a panic.
 func (s *State) Apply(ctx Ctx, cmd Command) Result {
-	assert.That(ctx.Op > s.lastOp, "op %d applied after op %d", ctx.Op, s.lastOp)
+	if ctx.Op <= s.lastOp {
+		assert.Failf("op %d applied after op %d", ctx.Op, s.lastOp)
+	}
 	s.lastOp = ctx.Op
 	if !wellFormed(cmd) {
 		return reject(wire.InvalidCommand)
@@ -105,7 +107,7 @@ func (s *State) applyUser(ctx Ctx, cmd Command) Result {
 	case *DeleteExpiredTokens:
 		return s.deleteExpiredTokens(ctx)
 	}
-	assert.That(false, "command type %T not handled", cmd)
+	assert.Failf("command type %T not handled", cmd)
 	return Result{}
 }
 

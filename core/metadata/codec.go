@@ -29,7 +29,7 @@ func (c *codec) require(cond bool, format string, args ...any) {
 		c.bad = true
 		return
 	}
-	assert.That(false, format, args...)
+	assert.Failf(format, args...)
 }
 
 func (c *codec) decoding() bool { return c.r != nil }

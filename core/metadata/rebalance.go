@@ -195,12 +195,16 @@ func containsSorted(list []uint32, v uint32) bool {
 
 func insertSorted(list []uint32, v uint32) []uint32 {
 	i, ok := search(list, v, identity)
-	assert.That(!ok, "partition %d already in list", v)
+	if ok {
+		assert.Failf("partition %d already in list", v)
+	}
 	return insertAt(list, i, v)
 }
 
 func removeSorted(list []uint32, v uint32) []uint32 {
 	i, ok := search(list, v, identity)
-	assert.That(ok, "partition %d not in list", v)
+	if !ok {
+		assert.Failf("partition %d not in list", v)
+	}
 	return removeAt(list, i)
 }

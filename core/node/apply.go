@@ -24,7 +24,9 @@ func (n *Node) applyCommitted() {
 // applyPrepare applies one committed op. Replay at boot runs the same code
 // without waiters, so receipts and sessions come back as they were.
 func (n *Node) applyPrepare(p *vsr.Prepare, replaying bool) {
-	assert.That(p.Op == n.applied+1, "applying op %d after %d", p.Op, n.applied)
+	if p.Op != n.applied+1 {
+		assert.Failf("applying op %d after %d", p.Op, n.applied)
+	}
 	n.applied, n.appliedChecksum = p.Op, p.Checksum
 	n.appliedLog.push(AppliedOp{Op: p.Op, Checksum: p.Checksum})
 	w, waited := n.waiting[p.Op]

@@ -87,7 +87,9 @@ func (n *Node) registerBody(userID uint32) []byte {
 // newer one of the same client is then stale, so a login retried on
 // another replica after 57 cannot overtake the session its client holds.
 func (n *Node) stampSeen(body []byte, client wire.U128) {
-	assert.That(len(body) == registerBodySize, "register body of %d bytes", len(body))
+	if len(body) != registerBodySize {
+		assert.Failf("register body of %d bytes", len(body))
+	}
 	var seen uint64
 	if e, ok := n.clients[client]; ok {
 		seen = e.session

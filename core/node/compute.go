@@ -23,7 +23,9 @@ func (n *Node) startJob(r compute.Request, then func(compute.Result)) bool {
 
 func (n *Node) onJobResult(res compute.Result) {
 	then, ok := n.jobs[res.ID]
-	assert.That(ok, "result for unknown job %d", res.ID)
+	if !ok {
+		assert.Failf("result for unknown job %d", res.ID)
+	}
 	delete(n.jobs, res.ID)
 	then(res)
 }

@@ -104,12 +104,18 @@ func (c *Config) validate() {
 	assert.That(c.ServerVersion != "", "server version missing")
 	assert.That(c.SegmentSizeBytes > 0, "segment size missing")
 	assert.That(c.Shards <= 1 || c.Replicas <= 1, "a replica set runs one shard")
-	assert.That(c.Shard < max(c.Shards, 1), "shard %d of %d", c.Shard, c.Shards)
+	if c.Shard >= max(c.Shards, 1) {
+		assert.Failf("shard %d of %d", c.Shard, c.Shards)
+	}
 	if c.ClusterName == "" {
 		c.ClusterName = "single-node"
 	}
-	assert.That(c.Replicas <= vsr.ReplicasMax, "%d replicas, at most %d", c.Replicas, vsr.ReplicasMax)
-	assert.That(c.Replica < max(c.Replicas, 1), "replica %d of %d", c.Replica, c.Replicas)
+	if c.Replicas > vsr.ReplicasMax {
+		assert.Failf("%d replicas, at most %d", c.Replicas, vsr.ReplicasMax)
+	}
+	if c.Replica >= max(c.Replicas, 1) {
+		assert.Failf("replica %d of %d", c.Replica, c.Replicas)
+	}
 	if c.Marks == nil {
 		c.Marks = mark.Discard{}
 	}

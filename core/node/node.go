@@ -134,7 +134,7 @@ func (n *Node) Step(in any) {
 	case compute.Result:
 		n.onJobResult(m)
 	default:
-		assert.That(false, "unknown input %T", in)
+		assert.Failf("unknown input %T", in)
 	}
 }
 
@@ -157,7 +157,9 @@ func (d diskFor) Submit(r storage.Request) storage.ReqID { return d.n.submit(d.o
 
 func (n *Node) onCompletion(c storage.Completion) {
 	o, ok := n.owners[c.ID]
-	assert.That(ok, "completion for unknown request %d", c.ID)
+	if !ok {
+		assert.Failf("completion for unknown request %d", c.ID)
+	}
 	delete(n.owners, c.ID)
 	switch o.kind {
 	case ownerHostBoot:

@@ -215,6 +215,8 @@ func (n *Node) awaitOffsetWrite(c *conn, h wire.RequestHeader, k partKey, token 
 // topicDurability is the durability of the topic a partition belongs to.
 func (n *Node) topicDurability(k partKey) durability {
 	_, t, code := n.meta.Topic(wire.NumericID(k.stream), wire.NumericID(k.topic))
-	assert.That(code == wire.OK, "partition %v without its topic", k)
+	if code != wire.OK {
+		assert.Failf("partition %v without its topic", k)
+	}
 	return n.durability(topicKey{k.stream, k.topic}, t)
 }

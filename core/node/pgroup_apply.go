@@ -159,7 +159,9 @@ func (n *Node) serveRead(g *pgroup, op uint64, w pgroupWaiter) {
 		w.read()
 		return
 	}
-	assert.That(len(g.parked) < pgroupWaitersMax, "partition group %s: %d reads parked", g.dir(), len(g.parked))
+	if len(g.parked) >= pgroupWaitersMax {
+		assert.Failf("partition group %s: %d reads parked", g.dir(), len(g.parked))
+	}
 	g.parked = append(g.parked, parkedRead{op: op, w: w})
 }
 

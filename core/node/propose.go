@@ -9,6 +9,8 @@ import (
 // checked Full first, so a refusal is a bug.
 func (n *Node) propose(p vsr.Prepare) uint64 {
 	op, ok := n.mg.Replica().Propose(p)
-	assert.That(ok, "metadata replica refused a proposal (status %s, view %d)", n.mg.Replica().Status(), n.mg.Replica().View())
+	if !ok {
+		assert.Failf("metadata replica refused a proposal (status %s, view %d)", n.mg.Replica().Status(), n.mg.Replica().View())
+	}
 	return op
 }

@@ -53,7 +53,7 @@ func metadataScope(s wire.OptionScope) metadata.Scope {
 	case wire.ScopeUser:
 		return metadata.ScopeUser
 	}
-	assert.That(false, "scope %d passed the decoder", s)
+	assert.Failf("scope %d passed the decoder", s)
 	return 0
 }
 
@@ -65,6 +65,8 @@ func metadataUserStatus(s wire.UserStatus) metadata.UserStatus {
 	case wire.UserStatusInactive:
 		return metadata.UserInactive
 	}
-	assert.That(s == 0, "user status %d passed admission", s)
+	if s != 0 {
+		assert.Failf("user status %d passed admission", s)
+	}
 	return 0
 }

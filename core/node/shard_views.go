@@ -40,7 +40,9 @@ func (n *Node) parkView(c *conn, h wire.RequestHeader, body []byte, code wire.Co
 		return false
 	}
 	n.cfg.Marks.Hit("node.shard.view_parked")
-	assert.That(len(n.parkedViews) < parkedViewsMax, "%d views wait for hosts", len(n.parkedViews))
+	if len(n.parkedViews) >= parkedViewsMax {
+		assert.Failf("%d views wait for hosts", len(n.parkedViews))
+	}
 	n.parkedViews = append(n.parkedViews, parkedView{c: c, h: h, body: body, code: code})
 	return true
 }

@@ -172,7 +172,9 @@ func (n *Node) remote(k partKey) bool { return n.ownerShard(k) != n.cfg.Shard }
 
 // toShard queues a hand-off.
 func (n *Node) toShard(to uint8, b shardBody) {
-	assert.That(to != n.cfg.Shard && to < n.cfg.Shards, "hand-off from shard %d to %d of %d", n.cfg.Shard, to, n.cfg.Shards)
+	if to == n.cfg.Shard || to >= n.cfg.Shards {
+		assert.Failf("hand-off from shard %d to %d of %d", n.cfg.Shard, to, n.cfg.Shards)
+	}
 	n.ready.Shards = append(n.ready.Shards, ShardMessage{From: n.cfg.Shard, To: to, body: b})
 }
 
@@ -202,7 +204,9 @@ func (n *Node) streamSend(b partBody, open bool) {
 		if open {
 			n.cfg.Marks.Hit("node.shard.open_held")
 		}
-		assert.That(len(d.held) < dirHeldMax, "%d hand-offs wait for stream %d's directory", len(d.held), k.stream)
+		if len(d.held) >= dirHeldMax {
+			assert.Failf("%d hand-offs wait for stream %d's directory", len(d.held), k.stream)
+		}
 		d.held = append(d.held, b)
 		return
 	}
@@ -261,7 +265,9 @@ func (n *Node) sealedWatermark(k partKey, count uint32) uint64 {
 
 // onShard takes a hand-off from another shard.
 func (n *Node) onShard(m ShardMessage) {
-	assert.That(m.To == n.cfg.Shard, "hand-off for shard %d stepped on %d", m.To, n.cfg.Shard)
+	if m.To != n.cfg.Shard {
+		assert.Failf("hand-off for shard %d stepped on %d", m.To, n.cfg.Shard)
+	}
 	switch b := m.body.(type) {
 	case shardDone:
 		if c, ok := n.conns[b.conn]; ok {

@@ -53,7 +53,9 @@ func (l *Log) CanAppend(size int) wire.Code {
 // synced when sync is set. The caller checked CanAppend.
 func (l *Log) Append(rec []byte, nowMicros uint64, sync bool) (token, baseOffset uint64) {
 	code := l.CanAppend(len(rec))
-	assert.That(code == wire.OK, "partition: Append refused with %d", code)
+	if code != wire.OK {
+		assert.Failf("partition: Append refused with %d", code)
+	}
 	return l.appendRecord(rec, nowMicros, sync)
 }
 
@@ -61,7 +63,9 @@ func (l *Log) Append(rec []byte, nowMicros uint64, sync bool) (token, baseOffset
 // it must apply, so only a log that serves and is not broken is asked; the
 // queue bound does not apply (the group's pipeline bounds what is queued).
 func (l *Log) AppendCommitted(rec []byte, nowMicros uint64, sync bool) (token, baseOffset uint64) {
-	assert.That(l.phase == phaseReady && l.broken == wire.OK, "partition: AppendCommitted in phase %d, broken %d", l.phase, l.broken)
+	if l.phase != phaseReady || l.broken != wire.OK {
+		assert.Failf("partition: AppendCommitted in phase %d, broken %d", l.phase, l.broken)
+	}
 	return l.appendRecord(rec, nowMicros, sync)
 }
 
@@ -80,7 +84,9 @@ func (l *Log) appendRecord(rec []byte, nowMicros uint64, sync bool) (token, base
 	h := batch.ParseHeader(rec)
 	assert.That(h.Length == uint64(len(rec)) && h.Count >= 1, "partition: appending an unvalidated record")
 	s := l.active()
-	assert.That(!s.rolled && s.next == l.nextOffset, "partition: active segment %d out of step", s.start)
+	if s.rolled || s.next != l.nextOffset {
+		assert.Failf("partition: active segment %d out of step", s.start)
+	}
 
 	baseOffset = l.nextOffset
 	ts := max(nowMicros, l.lastTimestamp)
@@ -145,7 +151,9 @@ func (l *Log) submitChunk(apps []queuedAppend) {
 	l.submit(storage.Request{Op: storage.OpWrite, File: logFile, Offset: apps[0].position, Data: data}, reqChunkWrite, c.seq)
 	entry := indexEntry{offset: apps[0].base, timestamp: apps[0].timestamp, position: apps[0].position}
 	s.index = append(s.index, entry)
-	assert.That(uint64(len(s.index)) <= l.cfg.indexEntriesMax(), "partition: index of segment %d over its bound", s.start)
+	if uint64(len(s.index)) > l.cfg.indexEntriesMax() {
+		assert.Failf("partition: index of segment %d over its bound", s.start)
+	}
 	l.submit(storage.Request{
 		Op: storage.OpWrite, File: l.segmentPath(s.start, extIndex),
 		Offset: uint64(len(s.index)-1) * indexEntryBytes, Data: [][]byte{entry.encode()},
@@ -194,8 +202,12 @@ func (l *Log) chunkBySeq(seq uint64) *chunk {
 func (l *Log) commitChunk(c *chunk) {
 	s := c.appends[0].seg
 	for _, a := range c.appends {
-		assert.That(a.base == l.committedNext, "partition: commit of %d but the frontier is %d", a.base, l.committedNext)
-		assert.That(a.position == s.committedBytes, "partition: commit at position %d but %d is committed", a.position, s.committedBytes)
+		if a.base != l.committedNext {
+			assert.Failf("partition: commit of %d but the frontier is %d", a.base, l.committedNext)
+		}
+		if a.position != s.committedBytes {
+			assert.Failf("partition: commit at position %d but %d is committed", a.position, s.committedBytes)
+		}
 		assert.That(a.base+uint64(a.count) <= l.nextOffset, "partition: commit beyond the assigned offsets")
 		s.committedNext = a.base + uint64(a.count)
 		s.committedBytes += uint64(len(a.rec))

@@ -80,7 +80,9 @@ type Config struct {
 func (c *Config) assertValid() {
 	assert.That(c.Dir != "", "partition: empty directory")
 	assert.That(c.SegmentSizeBytes > 0, "partition: zero segment size")
-	assert.That(c.ReadBytesMax >= readBytesMin, "partition: read bound %d below %d", c.ReadBytesMax, readBytesMin)
+	if c.ReadBytesMax < readBytesMin {
+		assert.Failf("partition: read bound %d below %d", c.ReadBytesMax, readBytesMin)
+	}
 }
 
 func (c *Config) expires() bool {

@@ -120,7 +120,9 @@ func New(cfg Config, disk Disk) *Log {
 // created.revision; 0: none): the first segment at offset 0. The log is
 // ready at once; appends queue behind the file creation.
 func (l *Log) Create(revision uint64) {
-	assert.That(l.phase == phaseNew, "partition: Create in phase %d", l.phase)
+	if l.phase != phaseNew {
+		assert.Failf("partition: Create in phase %d", l.phase)
+	}
 	l.revision = revision
 	// A delete of an earlier incarnation lost to a crash leaves its files
 	// behind, and a create keeps an existing file's bytes: a new partition
@@ -148,7 +150,9 @@ func (l *Log) resetEmpty() {
 func (l *Log) submit(r storage.Request, kind reqKind, ref uint64) storage.ReqID {
 	id := l.disk.Submit(r)
 	_, dup := l.inflight[id]
-	assert.That(!dup, "partition: disk reused request id %d", id)
+	if dup {
+		assert.Failf("partition: disk reused request id %d", id)
+	}
 	l.inflight[id] = inflight{kind: kind, ref: ref}
 	return id
 }
@@ -156,7 +160,9 @@ func (l *Log) submit(r storage.Request, kind reqKind, ref uint64) storage.ReqID 
 // Complete routes the completion of one of the log's requests.
 func (l *Log) Complete(c storage.Completion) {
 	f, ok := l.inflight[c.ID]
-	assert.That(ok, "partition: completion of unknown request %d", c.ID)
+	if !ok {
+		assert.Failf("partition: completion of unknown request %d", c.ID)
+	}
 	delete(l.inflight, c.ID)
 	switch f.kind {
 	case reqOrphan, reqCleanup:
@@ -177,7 +183,7 @@ func (l *Log) Complete(c storage.Completion) {
 	case reqRecovery:
 		l.recovery.complete(l, f, c)
 	default:
-		assert.That(false, "partition: request kind %d", f.kind)
+		assert.Failf("partition: request kind %d", f.kind)
 	}
 }
 
@@ -189,7 +195,9 @@ func (l *Log) TakeEvents() []Event {
 }
 
 func (l *Log) emit(e Event) {
-	assert.That(len(l.events) < eventsMax, "partition: %d events not taken", len(l.events))
+	if len(l.events) >= eventsMax {
+		assert.Failf("partition: %d events not taken", len(l.events))
+	}
 	l.events = append(l.events, e)
 }
 

@@ -71,7 +71,9 @@ func (l *Log) Offset(kind OffsetKind, id uint32) (uint64, bool) {
 // partition holds too many offsets. The range rules (InvalidOffset, §7.2)
 // are the node's.
 func (l *Log) StoreOffset(kind OffsetKind, id uint32, offset uint64, sync bool) (token uint64) {
-	assert.That(kind >= Consumer && kind <= External, "partition: offset kind %d", kind)
+	if kind < Consumer || kind > External {
+		assert.Failf("partition: offset kind %d", kind)
+	}
 	token = l.newToken()
 	key := offsetKey{kind, id}
 	_, known := l.offsets[key]
@@ -127,7 +129,9 @@ func (l *Log) submitOffset(p *pendingOffset, token uint64, r storage.Request) {
 
 func (l *Log) onOffset(f inflight, c storage.Completion) {
 	p := l.offsetPending[f.ref]
-	assert.That(p != nil && p.wait > 0, "partition: offset completion for token %d", f.ref)
+	if p == nil || p.wait <= 0 {
+		assert.Failf("partition: offset completion for token %d", f.ref)
+	}
 	p.wait--
 	if c.Result == storage.ResultIOError && p.code == wire.OK {
 		p.code = wire.CannotOpenConsumerOffsetsFile

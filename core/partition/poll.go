@@ -39,7 +39,9 @@ func (l *Log) CanPoll() wire.Code {
 // checked CanPoll. (MSG-10, MSG-11, MSG-13)
 func (l *Log) Poll(id uint64, strategy Strategy, value uint64, count uint32) {
 	code := l.CanPoll()
-	assert.That(code == wire.OK, "partition: Poll refused with %d", code)
+	if code != wire.OK {
+		assert.Failf("partition: Poll refused with %d", code)
+	}
 	col := collector{remaining: count, bytesLeft: l.cfg.ReadBytesMax}
 	if count == 0 || l.committedNext == l.logStart() {
 		l.finishPoll(id, &col)
@@ -74,7 +76,7 @@ func (l *Log) startOffset(strategy Strategy, value uint64, count uint32) uint64 
 			start = max(start, l.committedNext-uint64(count))
 		}
 	default:
-		assert.That(false, "partition: poll strategy %d", strategy)
+		assert.Failf("partition: poll strategy %d", strategy)
 	}
 	return start
 }
@@ -142,7 +144,9 @@ type pendingPoll struct {
 func (l *Log) readFrom(p *pendingPoll, off uint64) {
 	s := l.segmentFor(off)
 	if off >= s.committedNext {
-		assert.That(s != l.active(), "partition: reading uncommitted offset %d", off)
+		if s == l.active() {
+			assert.Failf("partition: reading uncommitted offset %d", off)
+		}
 		if p.col.count > 0 {
 			l.finishPoll(p.id, &p.col) // a replanned poll keeps what it has
 			return
@@ -164,7 +168,9 @@ func (l *Log) readFrom(p *pendingPoll, off uint64) {
 // that).
 func (l *Log) submitRead(p *pendingPoll, minLen uint64) {
 	avail := l.wantedEnd(p) - p.position
-	assert.That(avail > 0, "partition: read at the committed end of segment %d", p.seg.start)
+	if avail <= 0 {
+		assert.Failf("partition: read at the committed end of segment %d", p.seg.start)
+	}
 	want := l.cfg.ReadBytesMax
 	if p.col.count > 0 {
 		want = p.col.bytesLeft
@@ -200,7 +206,9 @@ func (l *Log) wantedEnd(p *pendingPoll) uint64 {
 // and answers, or reads on when the wanted records were not reached yet.
 func (l *Log) onPollRead(c storage.Completion) {
 	p := l.polls[c.ID]
-	assert.That(p != nil, "partition: read %d has no poll", c.ID)
+	if p == nil {
+		assert.Failf("partition: read %d has no poll", c.ID)
+	}
 	delete(l.polls, c.ID)
 	if p.seg.deleted {
 		l.replan(p)
@@ -395,7 +403,9 @@ func (c *collector) take(rec []byte, base uint64, count uint32) bool {
 		c.parts = append(c.parts, rec)
 	} else {
 		hdr, frames, sliced := batch.Slice(rec, c.start, c.remaining)
-		assert.That(sliced > 0, "partition: empty slice of record %d", base)
+		if sliced <= 0 {
+			assert.Failf("partition: empty slice of record %d", base)
+		}
 		c.parts = append(c.parts, hdr[:], frames)
 		n = sliced
 	}

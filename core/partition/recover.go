@@ -29,7 +29,9 @@ const (
 )
 
 func recRef(kind recReq, payload uint64) uint64 {
-	assert.That(payload < 1<<recReqShift, "partition: recovery payload %d", payload)
+	if payload >= 1<<recReqShift {
+		assert.Failf("partition: recovery payload %d", payload)
+	}
 	return uint64(kind)<<recReqShift | payload
 }
 
@@ -129,7 +131,9 @@ func (l *Log) ReopenPoint() ReopenPoint {
 }
 
 func (l *Log) recover(revision uint64, full bool, capNext uint64) {
-	assert.That(l.phase == phaseNew, "partition: Recover in phase %d", l.phase)
+	if l.phase != phaseNew {
+		assert.Failf("partition: Recover in phase %d", l.phase)
+	}
 	l.revision = revision
 	l.phase = phaseRecovering
 	l.recovery = &recovery{offsets: make(map[offsetKey]uint64), files: make(map[offsetKey]offsetFile),
@@ -172,7 +176,7 @@ func (r *recovery) complete(l *Log, f inflight, c storage.Completion) {
 	case recRevision:
 		r.onRevision(l, c)
 	default:
-		assert.That(false, "partition: recovery request kind %d", kind)
+		assert.Failf("partition: recovery request kind %d", kind)
 	}
 }
 
@@ -194,7 +198,9 @@ func (r *recovery) onList(l *Log, c storage.Completion) {
 		}
 		s := byStart[start]
 		if s == nil {
-			assert.That(len(r.segs) < segmentsMax, "partition: more than %d segments on disk", segmentsMax)
+			if len(r.segs) >= segmentsMax {
+				assert.Failf("partition: more than %d segments on disk", segmentsMax)
+			}
 			s = &recSeg{start: start}
 			byStart[start] = s
 			r.segs = append(r.segs, s)

@@ -25,7 +25,9 @@ func (l *Log) deletable() int {
 // DeleteSegments deletes the n oldest sealed segments (fewer when fewer
 // are sealed) and returns how many it deleted (DeleteSegments, code 503).
 func (l *Log) DeleteSegments(n uint32) int {
-	assert.That(l.phase == phaseReady, "partition: DeleteSegments in phase %d", l.phase)
+	if l.phase != phaseReady {
+		assert.Failf("partition: DeleteSegments in phase %d", l.phase)
+	}
 	k := min(int(n), l.deletable())
 	l.deleteOldest(k)
 	return k
@@ -66,7 +68,9 @@ func (l *Log) Tick(nowMicros uint64) int {
 
 func (l *Log) deleteOldest(k int) {
 	l.sealedGen++
-	assert.That(k <= l.deletable(), "partition: deleting %d segments, %d deletable", k, l.deletable())
+	if k > l.deletable() {
+		assert.Failf("partition: deleting %d segments, %d deletable", k, l.deletable())
+	}
 	for i, s := range l.segments[:k] {
 		l.missing -= l.segments[i+1].start - s.next
 		s.deleted = true
@@ -86,7 +90,9 @@ func (l *Log) deleteOldest(k int) {
 // polls waiting for the disk answer empty. The marker names the new
 // incarnation once every delete completed.
 func (l *Log) Purge(revision uint64) {
-	assert.That(l.phase == phaseReady, "partition: Purge in phase %d", l.phase)
+	if l.phase != phaseReady {
+		assert.Failf("partition: Purge in phase %d", l.phase)
+	}
 	l.revision = revision
 	l.dueMarker()
 	for id, f := range l.inflight {

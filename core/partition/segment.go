@@ -45,8 +45,12 @@ func (s *segment) hasCommitted() bool { return s.committedNext > s.start }
 // queued appends are written; the new one's files wait for that seal.
 func (l *Log) roll() {
 	old := l.active()
-	assert.That(!old.rolled, "partition: segment %d rolled twice", old.start)
-	assert.That(len(l.segments) < segmentsMax, "partition: more than %d segments", segmentsMax)
+	if old.rolled {
+		assert.Failf("partition: segment %d rolled twice", old.start)
+	}
+	if len(l.segments) >= segmentsMax {
+		assert.Failf("partition: more than %d segments", segmentsMax)
+	}
 	old.rolled = true
 	l.rolling = append(l.rolling, old)
 	next := &segment{start: l.nextOffset, next: l.nextOffset, committedNext: l.nextOffset, state: segPendingCreate}
@@ -91,7 +95,9 @@ func (l *Log) onSegmentFile(f inflight, c storage.Completion) {
 		return // purged meanwhile
 	}
 	s := l.segments[i]
-	assert.That(s.state == segSealing && s.sealWait > 0, "partition: seal completion for segment %d in state %d", s.start, s.state)
+	if s.state != segSealing || s.sealWait <= 0 {
+		assert.Failf("partition: seal completion for segment %d in state %d", s.start, s.state)
+	}
 	s.sealWait--
 	if s.sealWait > 0 {
 		return
@@ -101,7 +107,9 @@ func (l *Log) onSegmentFile(f inflight, c storage.Completion) {
 	assert.That(l.rolling[0] == s, "partition: segments sealed out of order")
 	l.rolling = l.rolling[1:]
 	succ := l.segments[i+1]
-	assert.That(succ.state == segPendingCreate, "partition: successor of %d in state %d", s.start, succ.state)
+	if succ.state != segPendingCreate {
+		assert.Failf("partition: successor of %d in state %d", s.start, succ.state)
+	}
 	l.openSegment(succ)
 }
 
@@ -142,6 +150,8 @@ func (l *Log) segmentFor(off uint64) *segment {
 			hi = mid
 		}
 	}
-	assert.That(lo > 0, "partition: offset %d before the log start %d", off, l.logStart())
+	if lo <= 0 {
+		assert.Failf("partition: offset %d before the log start %d", off, l.logStart())
+	}
 	return l.segments[lo-1]
 }

@@ -106,7 +106,9 @@ func (j *Journal) segmentPath(firstOp uint64) string { return j.dir + "/" + Segm
 func (j *Journal) last() uint64 { return j.segments[len(j.segments)-1].FirstOp }
 
 func (j *Journal) startSegment() {
-	assert.That(len(j.segments) < segmentsMax, "journal: %d segments", len(j.segments))
+	if len(j.segments) >= segmentsMax {
+		assert.Failf("journal: %d segments", len(j.segments))
+	}
 	j.segments = append(j.segments, Segment{FirstOp: j.queuedOp + 1})
 	j.sizeBytes = 0
 	j.pendingCreate = true
@@ -115,8 +117,12 @@ func (j *Journal) startSegment() {
 // Append queues the sealed prepare raw of op; it becomes durable after a
 // Flush and its sync completion.
 func (j *Journal) Append(op uint64, raw []byte) {
-	assert.That(op == j.queuedOp+1, "journal op %d after %d", op, j.queuedOp)
-	assert.That(len(j.positions) < journalOpsMax, "journal: %d ops since the oldest segment", len(j.positions))
+	if op != j.queuedOp+1 {
+		assert.Failf("journal op %d after %d", op, j.queuedOp)
+	}
+	if len(j.positions) >= journalOpsMax {
+		assert.Failf("journal: %d ops since the oldest segment", len(j.positions))
+	}
 	j.positions = append(j.positions, position{segment: j.last(), offset: j.sizeBytes + j.queuedBytes})
 	j.queued = append(j.queued, queuedPrepare{op: op, raw: raw})
 	j.queuedBytes += uint64(len(raw))
@@ -169,8 +175,9 @@ func (j *Journal) Flush() {
 func (j *Journal) Complete(c storage.Completion) bool {
 	for i, id := range j.barrier {
 		if id == c.ID {
-			assert.That(c.Result == storage.ResultOK || c.Result == storage.ResultNotFound,
-				"journal %s: request %d failed: %s", j.dir, c.ID, c.Err)
+			if !(c.Result == storage.ResultOK || c.Result == storage.ResultNotFound) {
+				assert.Failf("journal %s: request %d failed: %s", j.dir, c.ID, c.Err)
+			}
 			j.barrier = append(j.barrier[:i], j.barrier[i+1:]...)
 			return true
 		}
@@ -179,7 +186,9 @@ func (j *Journal) Complete(c storage.Completion) bool {
 		f := &j.flushes[i]
 		if f.write == c.ID || f.sync == c.ID {
 			// A journal that cannot be written cannot promise anything: stop.
-			assert.That(c.Result == storage.ResultOK, "journal %s: request %d failed: %s", j.dir, c.ID, c.Err)
+			if c.Result != storage.ResultOK {
+				assert.Failf("journal %s: request %d failed: %s", j.dir, c.ID, c.Err)
+			}
 			if f.write == c.ID {
 				f.written = true
 			} else {
@@ -214,7 +223,9 @@ func (j *Journal) Truncate(op uint64) {
 	if op >= j.queuedOp {
 		return
 	}
-	assert.That(op >= j.posBase, "journal: truncate to %d, positions known after %d", op, j.posBase)
+	if op < j.posBase {
+		assert.Failf("journal: truncate to %d, positions known after %d", op, j.posBase)
+	}
 	flushedOp := j.queuedOp - uint64(len(j.queued))
 	if op >= flushedOp {
 		keep := op - flushedOp
@@ -236,7 +247,9 @@ func (j *Journal) cutFlushed(op uint64) {
 	at := j.positions[op-j.posBase]
 	j.queued, j.queuedBytes = nil, 0
 	i := len(j.segments) - 1
-	assert.That(!(j.pendingCreate && j.last() == at.segment), "journal: op %d flushed to an uncreated segment", op+1)
+	if j.pendingCreate && j.last() == at.segment {
+		assert.Failf("journal: op %d flushed to an uncreated segment", op+1)
+	}
 	for j.segments[i].FirstOp != at.segment {
 		if i == len(j.segments)-1 && j.pendingCreate {
 			j.pendingCreate = false // never created: nothing to delete
@@ -254,7 +267,9 @@ func (j *Journal) cutFlushed(op uint64) {
 }
 
 func (j *Journal) addBarrier(id storage.ReqID) {
-	assert.That(len(j.barrier) < barrierMax, "journal: %d requests in the barrier", len(j.barrier))
+	if len(j.barrier) >= barrierMax {
+		assert.Failf("journal: %d requests in the barrier", len(j.barrier))
+	}
 	j.barrier = append(j.barrier, id)
 }
 

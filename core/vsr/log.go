@@ -61,8 +61,12 @@ func (w *window) headChecksum() uint64 {
 }
 
 func (w *window) append(p Prepare) {
-	assert.That(p.Op == w.head()+1, "log: op %d after %d", p.Op, w.head())
-	assert.That(len(w.entries) < logOpsMax, "log: %d prepares in memory", len(w.entries))
+	if p.Op != w.head()+1 {
+		assert.Failf("log: op %d after %d", p.Op, w.head())
+	}
+	if len(w.entries) >= logOpsMax {
+		assert.Failf("log: %d prepares in memory", len(w.entries))
+	}
 	w.ends = append(w.ends, w.endAt(w.head())+uint64(PrepareHeaderSize+len(p.Body)))
 	w.entries = append(w.entries, p)
 }
@@ -82,7 +86,9 @@ func (w *window) bytesAfter(op uint64) uint64 {
 
 // truncate drops the prepares after op.
 func (w *window) truncate(op uint64) {
-	assert.That(op >= w.base, "log: truncate to %d below base %d", op, w.base)
+	if op < w.base {
+		assert.Failf("log: truncate to %d below base %d", op, w.base)
+	}
 	if op < w.head() {
 		clear(w.entries[op-w.base:])
 		w.entries = w.entries[:op-w.base]

@@ -67,7 +67,9 @@ type Prepare struct {
 
 // Encode appends the prepare's header and body to dst.
 func (p *Prepare) Encode(dst []byte) []byte {
-	assert.That(len(p.Body) <= PrepareBodySizeMax, "prepare body %d bytes", len(p.Body))
+	if len(p.Body) > PrepareBodySizeMax {
+		assert.Failf("prepare body %d bytes", len(p.Body))
+	}
 	start := len(dst)
 	var h [PrepareHeaderSize]byte
 	p.PutHeader(h[:])
@@ -82,7 +84,7 @@ func (p *Prepare) Encode(dst []byte) []byte {
 // claimed, and the receiver verifies it (Verify) as it would any prepare.
 func (p *Prepare) PutHeader(h []byte) {
 	if len(p.Body) > PrepareBodySizeMax { // tested first: boxing the length allocates
-		assert.That(false, "prepare body %d bytes", len(p.Body))
+		assert.Failf("prepare body %d bytes", len(p.Body))
 	}
 	le := binary.LittleEndian
 	le.PutUint64(h[0:], p.Checksum)

@@ -130,7 +130,9 @@ type Replica struct {
 // NewReplica continues a standalone group (a replica set of one) whose
 // journal holds ops 1..op, all committed.
 func NewReplica(journal *Journal, view uint32, op uint64) *Replica {
-	assert.That(journal.DurableOp() == op, "journal durable %d, replica op %d", journal.DurableOp(), op)
+	if journal.DurableOp() != op {
+		assert.Failf("journal durable %d, replica op %d", journal.DurableOp(), op)
+	}
 	r := newReplica(Config{Count: 1, Journal: journal})
 	r.view = view
 	r.sb = ViewState{View: view, LogView: view}
@@ -155,7 +157,9 @@ func Open(cfg Config) *Replica {
 	for _, p := range cfg.Prepares {
 		r.log.append(p)
 	}
-	assert.That(r.log.head() == cfg.Journal.queuedOp, "log head %d, journal %d", r.log.head(), cfg.Journal.queuedOp)
+	if r.log.head() != cfg.Journal.queuedOp {
+		assert.Failf("log head %d, journal %d", r.log.head(), cfg.Journal.queuedOp)
+	}
 	r.commit, r.applied, r.ckptOp = sb.CheckpointOp, sb.CheckpointOp, sb.CheckpointOp
 	if sb.LogHeadOp > sb.CheckpointOp && !r.log.has(sb.LogHeadOp, sb.LogHeadChecksum) {
 		r.untrusted, r.claimOp = true, sb.LogHeadOp
@@ -184,8 +188,12 @@ func Open(cfg Config) *Replica {
 }
 
 func newReplica(cfg Config) *Replica {
-	assert.That(cfg.Count >= 1 && cfg.Count <= ReplicasMax, "replica count %d", cfg.Count)
-	assert.That(cfg.Replica < cfg.Count, "replica %d of %d", cfg.Replica, cfg.Count)
+	if cfg.Count < 1 || cfg.Count > ReplicasMax {
+		assert.Failf("replica count %d", cfg.Count)
+	}
+	if cfg.Replica >= cfg.Count {
+		assert.Failf("replica %d of %d", cfg.Replica, cfg.Count)
+	}
 	assert.That(cfg.Count == 1 || cfg.Images != nil, "a cluster replica needs Images")
 	r := &Replica{id: cfg.Replica, count: cfg.Count, quorum: int(cfg.Count)/2 + 1,
 		journal: cfg.Journal, images: cfg.Images, marks: cfg.Marks,
@@ -199,8 +207,12 @@ func newReplica(cfg Config) *Replica {
 	if r.chunkSize == 0 {
 		r.chunkSize = StateChunkBytesMax
 	}
-	assert.That(r.windowOps > 0 && r.windowOps <= logOpsMax/2, "window %d ops", r.windowOps)
-	assert.That(r.chunkSize > 0 && r.chunkSize <= StateChunkBytesMax, "state chunk %d bytes", r.chunkSize)
+	if r.windowOps <= 0 || r.windowOps > logOpsMax/2 {
+		assert.Failf("window %d ops", r.windowOps)
+	}
+	if r.chunkSize <= 0 || r.chunkSize > StateChunkBytesMax {
+		assert.Failf("state chunk %d bytes", r.chunkSize)
+	}
 	return r
 }
 
@@ -265,7 +277,9 @@ const PrepareCreditBytesMax = 32 << 20
 // hasCredit reports whether the log's newest prepare fits in the credit
 // window of backup to.
 func (r *Replica) hasCredit(to uint8) bool {
-	assert.That(r.IsPrimary() && to != r.id, "credit of %d asked by %d", to, r.id)
+	if !r.IsPrimary() || to == r.id {
+		assert.Failf("credit of %d asked by %d", to, r.id)
+	}
 	if r.log.bytesAfter(r.acks[to].written) <= PrepareCreditBytesMax {
 		return true
 	}
@@ -284,7 +298,9 @@ func (r *Replica) truncateLocal(op uint64) {
 	if op >= r.log.head() {
 		return
 	}
-	assert.That(op >= r.commit, "truncating to %d below commit %d", op, r.commit)
+	if op < r.commit {
+		assert.Failf("truncating to %d below commit %d", op, r.commit)
+	}
 	r.marks.Hit("vsr.log.truncated")
 	r.log.truncate(op)
 	r.journal.Truncate(op)
@@ -312,7 +328,9 @@ func (r *Replica) TakeCommitted() []Prepare {
 		return nil
 	}
 	out := r.log.copyRange(r.applied+1, r.commit)
-	assert.That(len(out) == int(r.commit-r.applied), "committed ops %d..%d not in the log", r.applied+1, r.commit)
+	if len(out) != int(r.commit-r.applied) {
+		assert.Failf("committed ops %d..%d not in the log", r.applied+1, r.commit)
+	}
 	r.applied = r.commit
 	r.evict()
 	r.invariants()
@@ -339,7 +357,9 @@ func (r *Replica) SetWindowBytesMax(b uint64) {
 // Checkpointed tells the replica the caller's newest durable checkpoint,
 // so prepares it covers may leave memory.
 func (r *Replica) Checkpointed(op uint64) {
-	assert.That(op <= r.applied, "checkpoint %d above applied %d", op, r.applied)
+	if op > r.applied {
+		assert.Failf("checkpoint %d above applied %d", op, r.applied)
+	}
 	r.ckptOp = max(r.ckptOp, op)
 	r.evict()
 	r.invariants()
@@ -364,8 +384,12 @@ func (r *Replica) TakeReady() Ready {
 
 // SuperblockWritten reports that the superblock holding vs is durable.
 func (r *Replica) SuperblockWritten(vs ViewState) {
-	assert.That(r.sbWrite != nil && *r.sbWrite == vs, "superblock %+v written, %+v asked", vs, r.sbWrite)
-	assert.That(vs.View >= r.sb.View && vs.LogView >= r.sb.LogView, "superblock regresses: %+v after %+v", vs, r.sb)
+	if r.sbWrite == nil || *r.sbWrite != vs {
+		assert.Failf("superblock %+v written, %+v asked", vs, r.sbWrite)
+	}
+	if vs.View < r.sb.View || vs.LogView < r.sb.LogView {
+		assert.Failf("superblock regresses: %+v after %+v", vs, r.sb)
+	}
 	r.sbWrite = nil
 	r.sb = vs
 	if !r.untrusted || vs.LogHeadOp >= r.claimOp {
@@ -393,7 +417,9 @@ func (r *Replica) wantState() ViewState {
 
 // send queues m from this replica; a full outbox drops it.
 func (r *Replica) send(m Message) {
-	assert.That(m.To < r.count && m.To != r.id, "message to %d from %d", m.To, r.id)
+	if m.To >= r.count || m.To == r.id {
+		assert.Failf("message to %d from %d", m.To, r.id)
+	}
 	if len(r.out) >= outboxMax {
 		r.marks.Hit("vsr.outbox.full")
 		return

@@ -163,7 +163,9 @@ func (r *Replica) requestRepair() {
 	if s.requested && r.now-s.requestedAt < RepairTicks || !r.viewDurable() {
 		return
 	}
-	assert.That(s.source != r.id, "repairing from self: cursor %d head %d", s.cursor, s.head)
+	if s.source == r.id {
+		assert.Failf("repairing from self: cursor %d head %d", s.cursor, s.head)
+	}
 	end := s.head
 	if len(s.suffix) > 0 {
 		end = s.suffix[0].Op - 1
@@ -172,7 +174,9 @@ func (r *Replica) requestRepair() {
 	last := min(end, first+repairOpsMax-1)
 	// An inverted range would ask for nothing and stall the repair (VSR-29):
 	// the cursor never passes what the suffix or the head still needs.
-	assert.That(first <= last, "repair range %d..%d inverted (cursor %d head %d end %d)", first, last, s.cursor, s.head, end)
+	if first > last {
+		assert.Failf("repair range %d..%d inverted (cursor %d head %d end %d)", first, last, s.cursor, s.head, end)
+	}
 	r.marks.Hit("vsr.repair.requested")
 	r.send(Message{Command: CmdRequestPrepares, To: s.source, View: r.view, Op: first, Last: last})
 	s.requested, s.requestedOp, s.requestedAt = true, first, r.now

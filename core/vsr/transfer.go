@@ -135,7 +135,9 @@ func (r *Replica) onStateChunk(m *Message) {
 // and made cp its durable checkpoint. The journal starts over after it.
 func (r *Replica) Installed(cp Checkpoint) {
 	t := &r.transfer
-	assert.That(t.emitted && t.cp == cp, "installed %+v, transferring %+v", cp, t.cp)
+	if !t.emitted || t.cp != cp {
+		assert.Failf("installed %+v, transferring %+v", cp, t.cp)
+	}
 	// Ops past the checkpoint that the log held are gone now: until a new
 	// log view is adopted, the log falls short of what its log view promised.
 	claim := r.log.head()

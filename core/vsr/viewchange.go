@@ -14,7 +14,9 @@ const viewChangePreparesMax = pipelineMax
 // a restarted replica resumes a vote). The view is written to the
 // superblock first; no message of v leaves before it is durable.
 func (r *Replica) enterViewChange(v uint32) {
-	assert.That(v >= r.view, "view change to %d from %d", v, r.view)
+	if v < r.view {
+		assert.Failf("view change to %d from %d", v, r.view)
+	}
 	r.marks.Hit("vsr.view_change.started")
 	r.view = v
 	r.status = StatusViewChange
@@ -44,7 +46,9 @@ func (r *Replica) enterRecovering() {
 // jumpView follows a newer view announced by its primary: the replica did
 // not take part in the view change, so it asks for the view's log.
 func (r *Replica) jumpView(v uint32) {
-	assert.That(v > r.view, "jump to view %d from %d", v, r.view)
+	if v <= r.view {
+		assert.Failf("jump to view %d from %d", v, r.view)
+	}
 	r.marks.Hit("vsr.view.jump")
 	r.view = v
 	r.enterRecovering()

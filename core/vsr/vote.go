@@ -42,7 +42,9 @@ func (r *Replica) startVoting() {
 
 // recordVote notes a peer's start_view_change for view v.
 func (r *Replica) recordStartViewChange(from uint8, v uint32) {
-	assert.That(from < r.count && from != r.id, "vote from %d", from)
+	if from >= r.count || from == r.id {
+		assert.Failf("vote from %d", from)
+	}
 	if r.now-r.svcAt[from] >= VoteFreshTicks || v > r.svcVote[from] {
 		r.svcVote[from] = v
 	}

@@ -130,9 +130,13 @@ func (d *Disk) File(path string) (Image, bool) {
 // PutFile sets a file's content, durable, creating it and its parents: test
 // setup, such as a journal written by another build or corrupted on purpose.
 func (d *Disk) PutFile(path string, data []byte) {
-	assert.That(storage.ValidName(path), "sim disk: PutFile: bad path %q", path)
+	if !storage.ValidName(path) {
+		assert.Failf("sim disk: PutFile: bad path %q", path)
+	}
 	res := d.fs.create(path)
-	assert.That(res == storage.ResultOK, "sim disk: PutFile %s: result %d", path, res)
+	if res != storage.ResultOK {
+		assert.Failf("sim disk: PutFile %s: result %d", path, res)
+	}
 	f := d.fs.files[path]
 	f.put(slices.Clone(data))
 }

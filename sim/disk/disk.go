@@ -84,8 +84,9 @@ func (d *Disk) Submit(reqs ...storage.Request) { d.SubmitIn(0, reqs...) }
 // a tree delete of one queue and a create below it of another run in
 // either order.
 func (d *Disk) SubmitIn(queue int, reqs ...storage.Request) {
-	assert.That(len(d.pending)+len(reqs) <= RequestsPendingMax,
-		"sim disk: %d requests pending, %d more submitted", len(d.pending), len(reqs))
+	if len(d.pending)+len(reqs) > RequestsPendingMax {
+		assert.Failf("sim disk: %d requests pending, %d more submitted", len(d.pending), len(reqs))
+	}
 	for i := range reqs {
 		r := reqs[i]
 		if err := r.Check(); err != nil {
@@ -122,7 +123,9 @@ func (d *Disk) Next() (storage.Completion, bool) {
 		return storage.Completion{}, false
 	}
 	ready := d.ready()
-	assert.That(len(ready) > 0, "sim disk: %d pending, none ready", len(d.pending))
+	if len(ready) <= 0 {
+		assert.Failf("sim disk: %d pending, none ready", len(d.pending))
+	}
 	i := ready[d.rng.IntN(len(ready))]
 	p := d.pending[i]
 	d.pending = slices.Delete(d.pending, i, i+1)
@@ -178,8 +181,9 @@ func conflict(a, b *pending) bool {
 func (d *Disk) run(p *pending) storage.Completion {
 	r := &p.req
 	if r.Op == storage.OpWrite {
-		assert.That(dataSum(r.Data) == p.sum,
-			"sim disk: request %d: the data of a write to %s changed before it completed", r.ID, r.File)
+		if dataSum(r.Data) != p.sum {
+			assert.Failf("sim disk: request %d: the data of a write to %s changed before it completed", r.ID, r.File)
+		}
 	}
 	d.executed++
 	fault := FaultNone

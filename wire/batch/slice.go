@@ -10,7 +10,9 @@ import (
 // whose offset (base_offset + offset_delta) is >= from, at most maxCount of
 // them, and their number. rec must have a valid layout (a stored record).
 func FrameRange(rec []byte, from uint64, maxCount uint32) (start, end int, count uint32) {
-	assert.That(len(rec) >= HeaderBytes, "batch: range over a %d-byte record", len(rec))
+	if len(rec) < HeaderBytes {
+		assert.Failf("batch: range over a %d-byte record", len(rec))
+	}
 	base := binary.LittleEndian.Uint64(rec[offBaseOffset:])
 	start, end = len(rec), len(rec)
 	it := FramesOf(rec)

@@ -11,7 +11,9 @@ import (
 // admission and at commit). Message checksums do not cover the header, so
 // only the 44-byte prefix and the per-message checksum fields are hashed.
 func Stamp(rec []byte, partitionID, baseOffset, baseTimestamp uint64) {
-	assert.That(len(rec) >= HeaderBytes, "batch: stamping a %d-byte record", len(rec))
+	if len(rec) < HeaderBytes {
+		assert.Failf("batch: stamping a %d-byte record", len(rec))
+	}
 	assert.That(binary.LittleEndian.Uint64(rec[offLength:]) == uint64(len(rec)), "batch: stamping a record whose length field disagrees")
 	le := binary.LittleEndian
 	le.PutUint64(rec[offPartitionID:], partitionID)

@@ -72,8 +72,9 @@ type Hello struct {
 
 // AppendHello appends a hello (command 14) or a challenge (15) frame.
 func AppendHello(dst []byte, cmd wire.FrameCommand, h *Hello) []byte {
-	assert.That(len(h.Release) >= 1 && len(h.Release) <= 255 && len(h.StorageFormat) >= 1 && len(h.StorageFormat) <= 255,
-		"replica hello: release %q, storage format %q", h.Release, h.StorageFormat)
+	if !(len(h.Release) >= 1 && len(h.Release) <= 255 && len(h.StorageFormat) >= 1 && len(h.StorageFormat) <= 255) {
+		assert.Failf("replica hello: release %q, storage format %q", h.Release, h.StorageFormat)
+	}
 	body := wire.Writer{}
 	body.Name(h.Release)
 	body.Name(h.StorageFormat)

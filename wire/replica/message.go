@@ -122,8 +122,12 @@ func (c Codec) Size(m node.PeerMessage) (int, error) {
 func (c Codec) Append(dst []byte, m node.PeerMessage) ([]byte, error) {
 	v := &m.Msg
 	sh, ok := shapes[v.Command]
-	assert.That(ok, "replica frame: command %d has no frame", v.Command)
-	assert.That(sh.fits(len(v.Prepares), v.Data != nil), "replica frame: %s with %d prepares, data %v", v.Command, len(v.Prepares), v.Data != nil)
+	if !ok {
+		assert.Failf("replica frame: command %d has no frame", v.Command)
+	}
+	if !sh.fits(len(v.Prepares), v.Data != nil) {
+		assert.Failf("replica frame: %s with %d prepares, data %v", v.Command, len(v.Prepares), v.Data != nil)
+	}
 	assert.That(!m.Group.IsPartition || m.Group.Revision != 0, "replica frame: partition group of revision 0")
 	size, err := c.Size(m)
 	if err != nil {

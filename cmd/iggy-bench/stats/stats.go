@@ -41,7 +41,9 @@ func NewActor(kind string, id int) *Actor {
 
 // Record adds one completed request: its latency and what it carried.
 func (s *Actor) Record(latency time.Duration, messages, bytes uint64) {
-	assert.That(latency >= 0, "negative latency %v", latency)
+	if latency < 0 {
+		assert.Failf("negative latency %v", latency)
+	}
 	s.batches++
 	s.messages += messages
 	s.bytes += bytes
@@ -70,7 +72,9 @@ func (s *Actor) Elapsed() time.Duration {
 // Percentile is the nearest-rank percentile (p in (0, 1]) of sorted
 // latencies: the smallest value with at least p of the samples at or below it.
 func Percentile(sorted []time.Duration, p float64) time.Duration {
-	assert.That(p > 0 && p <= 1, "percentile %v outside (0, 1]", p)
+	if p <= 0 || p > 1 {
+		assert.Failf("percentile %v outside (0, 1]", p)
+	}
 	if len(sorted) == 0 {
 		return 0
 	}
