@@ -175,7 +175,13 @@ func (w *World) writeFails(h *host, req *storage.Request, rng *rand.Rand) bool {
 // writeFaulted says whether a write of partition k's files failed.
 func (w *World) writeFaulted(k oracles.PartKey) bool {
 	dir, ok := w.partitionDir(k)
-	return ok && w.writeFaults[dir] > 0
+	if !ok {
+		// A topic whose create was answered "already exists" on a retry
+		// has no known id, so its directory is unknown: any injected write
+		// fault may have been its own.
+		return len(w.writeFaults) > 0
+	}
+	return w.writeFaults[dir] > 0
 }
 
 // misdirects decides whether a metadata journal write of a replica set
