@@ -282,7 +282,8 @@ func sendAndPoll(c *client.Client, name string) error {
 // A server whose open-file limit cannot cover the storage of its shards and
 // a connection per client-table session refuses to start with status 4,
 // naming the numbers; the same limit serves a configuration it covers.
-// covers OPS-15
+// (Not OPS-15, which is about running out at run time: this node retries
+// a failed write instead, DESIGN "Durability".)
 func TestOpenFileLimitTooLowExits4(t *testing.T) {
 	t.Parallel()
 	low := launch(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true, nofile: 1000}, freeAddr(t))

@@ -70,8 +70,9 @@ func fdsNeeded(cfg *config.Config, shards int) (storage, connections, total uint
 
 // connectionsMax refuses to start when limit (0: unknown, not checked)
 // cannot cover fdsNeeded: storage would otherwise run out of descriptors
-// under load, which the server answers by exiting with status 4 (OPS-15),
-// so it says so at boot instead, with the numbers to fix. Otherwise it is
+// under load (where the reference exits with status 4, OPS-15, and this
+// node retries the failed writes), so it says so at boot instead, with the
+// numbers to fix. Otherwise it is
 // the bound on open client connections (transport.Gate): what the limit
 // leaves after storage and the reserve, at least clients_table_max, so a
 // flood of connections can never take storage's descriptors.
