@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/io/bus"
 )
 
@@ -16,7 +17,7 @@ func TestWriteLoopOrderAndWrittenCallbacks(t *testing.T) {
 	server, client := net.Pipe()
 	defer client.Close()
 	c := &conn{nc: server}
-	c.q.Init()
+	c.q.Init(transport.Limits{}, func() { _ = server.Close() })
 	var want bytes.Buffer
 	var calls atomic.Int32
 	const replies = 3 * writeBatchRepliesMax

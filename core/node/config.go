@@ -50,6 +50,10 @@ type Config struct {
 	// ClientsTableMax is metadata.clients_table_max, the sessions the client
 	// table holds (SESS-30); 0 = clientsMax.
 	ClientsTableMax uint32
+	// RequestQueueBytesMax is message_bus.client_request_queue_bytes_max,
+	// the bytes of the frames one connection may queue behind its request
+	// in flight (FLOW-6); 0 = requestQueueBytesMaxDefault.
+	RequestQueueBytesMax uint64
 	// DeferredPollMaxWaitTicks (sharding.deferred_poll_max_wait) cuts a
 	// deferred poll's wait (DEFP-10); DeferredPollMaxPending and
 	// DeferredPollMaxPendingPerSession bound the polls parked on this shard
@@ -109,6 +113,9 @@ func (c *Config) validate() {
 	}
 	if c.ClusterName == "" {
 		c.ClusterName = "single-node"
+	}
+	if c.RequestQueueBytesMax == 0 {
+		c.RequestQueueBytesMax = requestQueueBytesMaxDefault
 	}
 	if c.Replicas > vsr.ReplicasMax {
 		assert.Failf("%d replicas, at most %d", c.Replicas, vsr.ReplicasMax)

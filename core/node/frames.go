@@ -57,11 +57,15 @@ func (n *Node) replyHeader(h wire.RequestHeader, op uint64) wire.ReplyHeader {
 
 // deny answers with a header status and no body (shape A).
 func (n *Node) deny(c *conn, h wire.RequestHeader, code wire.Code) {
+	n.reply(c, n.denialFrame(h, code))
+}
+
+func (n *Node) denialFrame(h wire.RequestHeader, code wire.Code) []byte {
 	r := n.replyHeader(h, 0)
 	if h.Operation == wire.OpNonReplicated {
 		r.Op = h.Session
 	}
-	n.reply(c, wire.DenialFrame(r, code))
+	return wire.DenialFrame(r, code)
 }
 
 // reject answers a result-framed operation with one result entry (shape B).
