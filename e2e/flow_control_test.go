@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	"github.com/iggygo/iggy/client"
+	"github.com/iggygo/iggy/wire"
+)
+
+// Figures of the never-reading client test.
+const (
+	flowStall          = 2 * time.Second // message_bus.client_write_stall_timeout here
+	flowStallMargin    = 2 * time.Second // a loaded CI machine; the cut is at the stall, give or take a write
+	flowMessageBytes   = 16 << 10
+	flowMessages       = 512 // 8 MiB in the partition: a poll of every message answers 8 MiB
+	flowSmallPolls     = 40  // of about 1 MiB each: under the reply queue's byte cap, so the stall ends them
+	flowSmallPollCount = 64
+	flowBigPolls       = 200 // of 8 MiB each: 1.6 GiB of replies, were they all queued
+	flowRSSGrowthMax   = 256 << 10
+)
+
+// flowPolls writes count polls of the whole partition, count messages
+// each, down c and reads nothing.
+func flowPolls(t *testing.T, c net.Conn, session uint64, stream, topic wire.Identifier, polls int, count uint32) {
+	t.Helper()
+	q := wire.PollMessagesRequest{Consumer: client.Consumer(1), StreamID: stream, TopicID: topic,
+		Partition: wire.OptionalPartition{Given: true}, Strategy: wire.PollingStrategy{Kind: wire.PollOffset}, Count: count}
+	var w wire.Writer
+	q.Encode(&w)
+	h, _ := wire.StampRequest(wire.U128{Lo: session}, wire.OpNonReplicated, wire.CmdPollMessages, 1, session)
+	frame := append(h.Bytes(len(w.Buf)), w.Buf...)
+	for range polls {
+		if _, err := c.Write(frame); err != nil {
+			t.Fatalf("send a poll: %v", err)
+		}
+	}
+}
+
+// connectionsWithin waits up to limit for the server to count want
+// connections (GetStats, as admin sees them) and returns how long it took.
+func connectionsWithin(t *testing.T, admin *client.Client, want uint32, limit time.Duration) (time.Duration, bool) {
+	t.Helper()
+	start := time.Now()
+	for time.Since(start) < limit {
+		st, err := admin.GetStats()
+		if err != nil {
+			t.Fatalf("get stats: %v", err)
+		}
+		if st.ClientsCount == want {
+			return time.Since(start), true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return limit, false
+}
+
+// A client that pipelines polls and never reads its socket: with 40 polls
+// of about 1 MiB the replies fit the reply queue's bytes, the writer blocks
+// on the full socket, and the reply it holds has waited the stall timeout
+// when the connection is closed (issue 15 saw it kept 75 s with 3.8 MB
+// queued); with 200 polls of 8 MiB the queue's byte cap closes it at once
+// (issue 15 saw 1.66 GB buffered for 97 s). The server's RSS grows by a
+// bounded amount either way, and an admin connection is served meanwhile.
+// covers FLOW-1, FLOW-2, FLOW-4
+func TestNeverReadingClientIsCutOff(t *testing.T) {
+	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true, env: map[string]string{
+		"IGGY_MESSAGE_BUS_CLIENT_WRITE_STALL_TIMEOUT": "2 s"}})
+	admin := s.root()
+	stream, topic := createStreamTopic(t, admin, "flow", "events", 1)
+	msgs := make([]client.Message, flowMessages/8)
+	for i := range msgs {
+		msgs[i] = client.Message{Payload: make([]byte, flowMessageBytes)}
+	}
+	for range 8 {
+		if _, err := admin.SendMessages(stream, topic, wire.Partitioning{Kind: wire.PartitioningPartitionID}, msgs); err != nil {
+			t.Fatalf("send: %v", err)
+		}
+	}
+	pid := s.cmd.Process.Pid
+	rssBefore := vmRSSKiB(t, pid)
+
+	var stalled, capped time.Duration
+	peak := sampleRSS(t, pid, func() {
+		slow := rawDial(t, s.addr)
+		flowPolls(t, slow, rawLogin(t, slow, 0xf10a), stream, topic, flowSmallPolls, flowSmallPollCount)
+		var ok bool
+		if stalled, ok = connectionsWithin(t, admin, 1, flowStall+flowStallMargin); !ok {
+			t.Errorf("a client that never read %d polls was still connected %v later (stall timeout %v)",
+				flowSmallPolls, flowStall+flowStallMargin, flowStall)
+		}
+		greedy := rawDial(t, s.addr)
+		flowPolls(t, greedy, rawLogin(t, greedy, 0xf10b), stream, topic, flowBigPolls, flowMessages)
+		if capped, ok = connectionsWithin(t, admin, 1, flowStall+flowStallMargin); !ok {
+			t.Errorf("a client that never read %d polls of 8 MiB was still connected %v later", flowBigPolls, flowStall+flowStallMargin)
+		}
+	})
+	if err := admin.Ping(); err != nil {
+		t.Fatalf("the admin connection after the cut: %v", err)
+	}
+	t.Logf("%d polls of ~1 MiB unread: cut %v after the last was sent (stall timeout %v)", flowSmallPolls, stalled.Round(time.Millisecond), flowStall)
+	t.Logf("%d polls of 8 MiB unread: cut %v after the last was sent", flowBigPolls, capped.Round(time.Millisecond))
+	t.Logf("server RSS: before %d KiB, peak %d KiB (growth %d KiB, bound %d KiB)", rssBefore, peak, peak-rssBefore, flowRSSGrowthMax)
+	if stalled < flowStall/2 {
+		t.Errorf("the slow reader was cut after %v, well before the stall timeout %v", stalled, flowStall)
+	}
+	if peak-rssBefore > flowRSSGrowthMax {
+		t.Errorf("server RSS grew by %d KiB (bound %d KiB)", peak-rssBefore, flowRSSGrowthMax)
+	}
+}
