@@ -21,7 +21,7 @@ func newQueueConn(l Limits) *queueConn {
 }
 
 func (c *queueConn) Send(r bus.Reply) bool { return c.q.Put(r, nil) }
-func (c *queueConn) Close()              { c.q.End() }
+func (c *queueConn) Close()                { c.q.End() }
 
 // deliverUntilClosed delivers replies of size bytes to c through a hub
 // until the hub closes c, and returns how many were queued.
