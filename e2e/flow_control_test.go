@@ -1,7 +1,12 @@
 package e2e
 
 import (
+	"bufio"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +25,23 @@ const (
 	flowBigPolls       = 200 // of 8 MiB each: 1.6 GiB of replies, were they all queued
 	flowRSSGrowthMax   = 256 << 10
 )
+
+// flowFill creates stream flow, topic events with one partition and
+// writes flowMessages messages of flowMessageBytes to it.
+func flowFill(t *testing.T, admin *client.Client) (wire.Identifier, wire.Identifier) {
+	t.Helper()
+	stream, topic := createStreamTopic(t, admin, "flow", "events", 1)
+	msgs := make([]client.Message, flowMessages/8)
+	for i := range msgs {
+		msgs[i] = client.Message{Payload: make([]byte, flowMessageBytes)}
+	}
+	for range 8 {
+		if _, err := admin.SendMessages(stream, topic, wire.Partitioning{Kind: wire.PartitioningPartitionID}, msgs); err != nil {
+			t.Fatalf("send: %v", err)
+		}
+	}
+	return stream, topic
+}
 
 // flowPolls writes count polls of the whole partition, count messages
 // each, down c and reads nothing.
@@ -68,16 +90,7 @@ func TestNeverReadingClientIsCutOff(t *testing.T) {
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true, env: map[string]string{
 		"IGGY_MESSAGE_BUS_CLIENT_WRITE_STALL_TIMEOUT": "2 s"}})
 	admin := s.root()
-	stream, topic := createStreamTopic(t, admin, "flow", "events", 1)
-	msgs := make([]client.Message, flowMessages/8)
-	for i := range msgs {
-		msgs[i] = client.Message{Payload: make([]byte, flowMessageBytes)}
-	}
-	for range 8 {
-		if _, err := admin.SendMessages(stream, topic, wire.Partitioning{Kind: wire.PartitioningPartitionID}, msgs); err != nil {
-			t.Fatalf("send: %v", err)
-		}
-	}
+	stream, topic := flowFill(t, admin)
 	pid := s.cmd.Process.Pid
 	rssBefore := vmRSSKiB(t, pid)
 
@@ -108,4 +121,33 @@ func TestNeverReadingClientIsCutOff(t *testing.T) {
 	if peak-rssBefore > flowRSSGrowthMax {
 		t.Errorf("server RSS grew by %d KiB (bound %d KiB)", peak-rssBefore, flowRSSGrowthMax)
 	}
+}
+
+// Over HTTP a response that the client stops reading gets the write stall
+// timeout from its first byte: a poll of 8 MiB (about 10 MB of JSON, more
+// than the socket buffers hold) that the client leaves unread for the stall
+// timeout and a little is cut off, so reading it afterwards ends early.
+// covers FLOW-4
+func TestNeverReadingHTTPClientIsCutOff(t *testing.T) {
+	h := startHTTPServer(t, map[string]string{"IGGY_MESSAGE_BUS_CLIENT_WRITE_STALL_TIMEOUT": "2 s"})
+	flowFill(t, h.root())
+	token := h.rootToken(t)
+	c := rawDial(t, strings.TrimPrefix(h.base, "http://"))
+	req := fmt.Sprintf("GET /streams/flow/topics/events/messages?partition_id=0&kind=offset&value=0&count=%d HTTP/1.1\r\n"+
+		"Host: e2e\r\nAuthorization: Bearer %s\r\n\r\n", flowMessages, token)
+	if _, err := c.Write([]byte(req)); err != nil {
+		t.Fatalf("send the poll: %v", err)
+	}
+	time.Sleep(flowStall + flowStallMargin)
+	_ = c.SetReadDeadline(time.Now().Add(requestTimeout))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("read the response head: %v", err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err == nil {
+		t.Fatalf("a response left unread for %v arrived whole (%d bytes, status %d): not cut at the stall timeout %v",
+			flowStall+flowStallMargin, n, resp.StatusCode, flowStall)
+	}
+	t.Logf("status %d, %d of %d body bytes read after the stall: %v", resp.StatusCode, n, resp.ContentLength, err)
 }
