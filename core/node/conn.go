@@ -90,12 +90,8 @@ func (n *Node) onFrame(id bus.ConnID, frame []byte) {
 // replies by operation and request id. A frame that would get no answer or
 // a close in its turn gets the same now.
 func (n *Node) refuseQueued(c *conn, frame []byte) {
-	h, verdict := wire.DecodeRequestHeader(frame)
-	switch verdict {
-	case wire.VerdictClose:
-		n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Close: true})
-		return
-	case wire.VerdictDrop, wire.VerdictSkip:
+	h, ok := n.decodeHeader(c, frame)
+	if !ok {
 		return
 	}
 	var reply []byte

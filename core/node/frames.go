@@ -9,13 +9,9 @@ import (
 // ends in exactly one reply, eviction or silent drop, or marks c busy until
 // a commit, disk read or append answers it.
 func (n *Node) handleFrame(c *conn, frame []byte) {
-	h, verdict := wire.DecodeRequestHeader(frame)
-	switch verdict {
-	case wire.VerdictClose:
-		n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Close: true})
+	h, ok := n.decodeHeader(c, frame)
+	if !ok {
 		return
-	case wire.VerdictDrop, wire.VerdictSkip:
-		return // protocol-framing.md 4.9: no reply at all
 	}
 	c.busy = true
 	body := frame[wire.HeaderSize:]
@@ -43,6 +39,21 @@ func (n *Node) handleFrame(c *conn, frame []byte) {
 	default:
 		n.evict(c, h, wire.EvictInvalidRequestOperation)
 	}
+}
+
+// decodeHeader decodes frame's header; false when the frame is answered
+// by closing the connection (done here) or by no reply at all
+// (protocol-framing.md 4.9).
+func (n *Node) decodeHeader(c *conn, frame []byte) (wire.RequestHeader, bool) {
+	h, verdict := wire.DecodeRequestHeader(frame)
+	switch verdict {
+	case wire.VerdictClose:
+		n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Close: true})
+		return h, false
+	case wire.VerdictDrop, wire.VerdictSkip:
+		return h, false
+	}
+	return h, true
 }
 
 // replyHeader starts a reply to h with the node's commit position.
