@@ -31,8 +31,8 @@ type DiskExecutor interface {
 type Loop struct {
 	node   *node.Node
 	disk   DiskExecutor
-	jobs   *Jobs      // nil on a host
-	inbox  <-chan any // the hub's inbox; nil on a host
+	jobs   *Jobs             // nil on a host
+	inbox  <-chan node.Input // the hub's inbox; nil on a host
 	hub    *transport.Hub
 	log    *slog.Logger
 	booted func()
@@ -91,19 +91,19 @@ func (l *Loop) await(stop <-chan struct{}, tick <-chan time.Time) (stepped, stop
 	case <-tick:
 		l.node.Step(l.tick())
 	case c := <-l.disk.Completions():
-		l.node.Step(c)
-		drain(l.disk.Completions(), l.node)
+		l.node.Step(node.Completion(c))
+		drain(l.disk.Completions(), l.node, asCompletion)
 	case r := <-l.jobs.finished():
-		l.node.Step(r)
+		l.node.Step(node.JobResult(r))
 	case in := <-l.clientInbox():
 		l.node.Step(in)
-		drain(l.clientInbox(), l.node)
+		drain(l.clientInbox(), l.node, asIs)
 	case m := <-l.links.incoming():
 		l.node.Step(m)
-		drain(l.links.incoming(), l.node)
+		drain(l.links.incoming(), l.node, asIs)
 	case m := <-l.peerIn:
 		l.node.Step(m)
-		drain(l.peerIn, l.node)
+		drain(l.peerIn, l.node, asIs)
 	case out <- head:
 		l.links.sentWaiting()
 		return false, false
@@ -113,28 +113,33 @@ func (l *Loop) await(stop <-chan struct{}, tick <-chan time.Time) (stepped, stop
 
 // clientInbox is the hub's inbox, or nil (never ready) on a host and while
 // hand-offs back up.
-func (l *Loop) clientInbox() <-chan any {
+func (l *Loop) clientInbox() <-chan node.Input {
 	if l.links.throttled() {
 		return nil
 	}
 	return l.inbox
 }
 
-// drain steps what ch holds, up to stepBatchMax inputs in all.
-func drain[T any](ch <-chan T, n *node.Node) {
+// drain steps what ch holds, up to stepBatchMax inputs in all, each made
+// an input by as.
+func drain[T any, I node.Input](ch <-chan T, n *node.Node, as func(T) I) {
 	for i := 1; i < stepBatchMax; i++ {
 		select {
 		case in := <-ch:
-			n.Step(in)
+			n.Step(as(in))
 		default:
 			return
 		}
 	}
 }
 
-func (l *Loop) tick() clock.Tick {
+func asCompletion(c storage.Completion) node.Completion { return node.Completion(c) }
+
+func asIs[I node.Input](in I) I { return in }
+
+func (l *Loop) tick() node.Tick {
 	l.ticks++
-	return clock.Tick{Ticks: l.ticks, NowMicros: uint64(time.Now().UnixMicro())}
+	return node.Tick{Ticks: l.ticks, NowMicros: uint64(time.Now().UnixMicro())}
 }
 
 // carryOut performs one Ready: disk first, so a reply never overtakes the

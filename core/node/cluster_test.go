@@ -9,7 +9,6 @@ import (
 	"github.com/iggygo/iggy/core/mark"
 	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/bus"
-	"github.com/iggygo/iggy/io/clock"
 	"github.com/iggygo/iggy/io/compute"
 	simdisk "github.com/iggygo/iggy/sim/disk"
 	"github.com/iggygo/iggy/wire"
@@ -100,8 +99,8 @@ func (c *testCluster) stop(i int, crash bool) {
 	}
 }
 
-func (c *testCluster) now() clock.Tick {
-	return clock.Tick{Ticks: c.ticks, NowMicros: startMicros + c.ticks*microsPerTick}
+func (c *testCluster) now() node.Tick {
+	return node.Tick{Ticks: c.ticks, NowMicros: startMicros + c.ticks*microsPerTick}
 }
 
 // isolate cuts (or heals) every link of replica i.
@@ -127,11 +126,11 @@ func (c *testCluster) round() {
 			continue
 		}
 		for _, j := range h.jobs {
-			h.n.Step(runJob(j))
+			h.n.Step(node.JobResult(runJob(j)))
 		}
 		h.jobs = nil
 		for _, comp := range h.disk.Drain() {
-			h.n.Step(comp)
+			h.n.Step(node.Completion(comp))
 		}
 		h.n.Step(c.now())
 		c.take(i)
@@ -235,14 +234,14 @@ func (c *testCluster) client(id uint64) *cclient {
 func (cl *cclient) connect(host int) {
 	cl.c.lastCID++
 	cl.host, cl.conn = host, cl.c.lastCID
-	cl.c.hosts[host].n.Step(bus.ConnOpened{Conn: cl.conn})
+	cl.c.hosts[host].n.Step(node.ConnOpened{Conn: cl.conn})
 }
 
 // call sends one frame and runs the cluster until its reply arrives.
 func (cl *cclient) call(h wire.RequestHeader, body []byte) []byte {
 	cl.c.t.Helper()
 	host := cl.c.hosts[cl.host]
-	host.n.Step(bus.ClientFrame{Conn: cl.conn, Frame: buildFrame(h, body)})
+	host.n.Step(node.ClientFrame{Conn: cl.conn, Frame: buildFrame(h, body)})
 	var got []byte
 	cl.c.until("reply", func() bool {
 		if q := host.replies[cl.conn]; len(q) > 0 {
