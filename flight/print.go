@@ -22,7 +22,9 @@ func describeInput(in node.Input) string {
 	return d.s
 }
 
-func (d *describer) OnTick(t clock.Tick) { d.s = fmt.Sprintf("tick %d at %d µs", t.Ticks, t.NowMicros) }
+func (d *describer) OnTick(t clock.Tick) {
+	d.s = fmt.Sprintf("tick %d at %d µs", t.Ticks, t.NowMicros)
+}
 func (d *describer) OnConnOpened(m bus.ConnOpened) {
 	d.s = fmt.Sprintf("open conn %d transport %d from %s", m.Conn, m.Transport, m.Addr)
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"sync"
 
-
 	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/compute"
 )
@@ -197,4 +196,3 @@ func (s *Shard) answer(kind uint8, n uint64, v string) {
 	s.answers[s.answerN] = b
 	s.answerN++
 }
-
