@@ -19,7 +19,10 @@ func (s *Server) forwardCall(c caller, code wire.Command, body []byte, k callKin
 	if start.IsZero() {
 		start = time.Now()
 	}
-	deadline := start.Add(metadataForwardBudget)
+	deadline := start.Add(s.forwardBudget)
+	if time.Now().After(deadline) {
+		return nil, noReachablePrimary() // a slow upload spent the budget; nothing was sent
+	}
 	leads, e := s.leadsMetadata(c, deadline)
 	if e != nil {
 		return nil, e

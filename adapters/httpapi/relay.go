@@ -148,7 +148,7 @@ func (s *Server) servePartition(c caller, w http.ResponseWriter, r *http.Request
 	if s.cluster == nil {
 		return pc.serve(pc.kind, pc.named)
 	}
-	deadline := c.start.Add(partitionDeadline)
+	deadline := c.start.Add(s.partitionDeadline)
 	if c.relayed != nil {
 		e := pc.serve(pc.kind.until(deadline), wire.OptionalPartition{Given: true, ID: c.relayed.partition})
 		if isNotPrimary(e) {

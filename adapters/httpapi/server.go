@@ -97,6 +97,10 @@ type Server struct {
 	forwards    forwardSlots
 	relayClient *http.Client
 	balanced    atomic.Uint32 // the turn of balanced sends that are routed here (relay.go)
+	// partitionDeadline and forwardBudget are the constants of RELAY-19 and
+	// RELAY-18 (tests shorten them).
+	partitionDeadline time.Duration
+	forwardBudget     time.Duration
 
 	srv  *http.Server
 	ln   net.Listener
@@ -124,7 +128,8 @@ func New(opts Options, hub *transport.Hub) (*Server, error) {
 		trusted: newTrustedIssuers(opts.HTTP.JWT, opts.Now), table: newPrincipals(principalsMax),
 		revoked: revoked, metrics: newMetrics(), ping: &anonConn{hub: hub},
 		cors: newCORSPolicy(opts.HTTP.CORS), stop: make(chan struct{}),
-		cluster: opts.Cluster, forwards: make(forwardSlots, forwardsMax), relayClient: newRelayClient(nil)}
+		cluster: opts.Cluster, forwards: make(forwardSlots, forwardsMax), relayClient: newRelayClient(nil),
+		partitionDeadline: partitionDeadline, forwardBudget: metadataForwardBudget}
 	s.mux = s.routes()
 	return s, nil
 }
