@@ -173,7 +173,7 @@ func relayRoutes(t *testing.T, tc *testCluster) []wire.PartitionRoute {
 }
 
 // sendAndReadThrough sends two messages to partition p through h, polls
-// them back, stores an offset and reads it back.
+// them back (a poll and a deferred poll), stores an offset and reads it back.
 func sendAndReadThrough(t *testing.T, h *httpServer, tok string, p uint32) {
 	t.Helper()
 	var le [4]byte
@@ -206,6 +206,14 @@ func sendAndReadThrough(t *testing.T, h *httpServer, tok string, p uint32) {
 		if b, _ := base64.StdEncoding.DecodeString(m.Payload); string(b) != want[i] {
 			t.Fatalf("partition %d message %d: %q, want %q", p, i, b, want[i])
 		}
+	}
+	var deferred struct {
+		Count int `json:"count"`
+	}
+	h.do(t, "GET", fmt.Sprintf("/streams/relay/topics/t/messages/deferred?partition_id=%d&kind=first&count=10&max_wait=0s", p), tok, nil).
+		ok(t, http.StatusOK, "deferred poll").json(t, &deferred)
+	if deferred.Count != len(want) {
+		t.Fatalf("partition %d: deferred poll counted %d", p, deferred.Count)
 	}
 	h.do(t, "PUT", "/streams/relay/topics/t/consumer-offsets", tok, obj{"consumer_id": 1, "partition_id": p, "offset": 1}).
 		ok(t, http.StatusNoContent, "store offset")

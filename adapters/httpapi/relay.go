@@ -134,6 +134,9 @@ type partitionCall struct {
 	named wire.OptionalPartition
 	pick  func(routes []wire.PartitionRoute) (uint32, *apiError)
 	body  []byte // the request body as received: a relay carries it unchanged
+	// wait is a deferred poll's wait, which its deadline adds to the
+	// partition deadline.
+	wait time.Duration
 	// serve runs the request on this node for partition p (not Given: as
 	// the request says) within k's limits and writes the answer.
 	serve func(k callKind, p wire.OptionalPartition) *apiError
@@ -148,7 +151,7 @@ func (s *Server) servePartition(c caller, w http.ResponseWriter, r *http.Request
 	if s.cluster == nil {
 		return pc.serve(pc.kind, pc.named)
 	}
-	deadline := c.start.Add(s.partitionDeadline)
+	deadline := c.start.Add(s.partitionDeadline + pc.wait)
 	if c.relayed != nil {
 		e := pc.serve(pc.kind.until(deadline), wire.OptionalPartition{Given: true, ID: c.relayed.partition})
 		if isNotPrimary(e) {
