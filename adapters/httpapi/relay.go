@@ -10,6 +10,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
 	"time"
 
 	"github.com/iggygo/iggy/wire"
@@ -247,14 +249,16 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, pc partitionCall,
 		}
 	}
 	signRelay(req, s.cluster.Key, route, s.now())
+	var sent atomic.Bool // the target cannot act on a request whose headers it never got
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { sent.Store(true) }}))
 	resp, err := s.relayClient.Do(req)
 	if err != nil {
-		return relayFailure(err, ctx, pc.kind)
+		return relayFailure(ctx, pc.kind, sent.Load())
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, relayReplyBytesMax+1))
 	if err != nil {
-		return relayFailure(err, ctx, pc.kind)
+		return relayFailure(ctx, pc.kind, true)
 	}
 	if len(body) > relayReplyBytesMax {
 		return true, forwardFailed()
@@ -277,13 +281,13 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, pc partitionCall,
 	return true, nil
 }
 
-// relayFailure classifies a relay that got no answer: one that never
-// connected admitted nothing; past the deadline the outcome is the
-// request kind's timeout; otherwise it may have been admitted (502).
-func relayFailure(err error, ctx context.Context, k callKind) (bool, *apiError) {
-	var op *net.OpError
+// relayFailure classifies a relay that got no answer: one whose headers
+// never left (no connection, a TLS handshake the pinning refused)
+// admitted nothing; past the deadline the outcome is the request kind's
+// timeout; otherwise it may have been admitted (502).
+func relayFailure(ctx context.Context, k callKind, sent bool) (bool, *apiError) {
 	switch {
-	case errors.As(err, &op) && op.Op == "dial":
+	case !sent:
 		return false, notAdmitted()
 	case ctx.Err() != nil:
 		return true, k.onTimeout

@@ -2,16 +2,22 @@ package httpapi
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/iggygo/iggy/adapters/config"
+	"github.com/iggygo/iggy/adapters/selfsigned"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -51,6 +57,13 @@ var testRoutes = []wire.PartitionRoute{{PartitionID: 0, Primary: 1}, {PartitionI
 func startRelayNode(t *testing.T, self uint8, key []byte, peers map[uint8]string, leader string,
 	answer func(h wire.RequestHeader) [][]byte) *relayNode {
 	t.Helper()
+	return startRelayNodeOn(t, config.HTTPTLS{}, self, key, peers, leader, answer)
+}
+
+// startRelayNodeOn is startRelayNode serving tlsCfg.
+func startRelayNodeOn(t *testing.T, tlsCfg config.HTTPTLS, self uint8, key []byte, peers map[uint8]string, leader string,
+	answer func(h wire.RequestHeader) [][]byte) *relayNode {
+	t.Helper()
 	n := &relayNode{logs: &syncBuffer{}}
 	n.node = newFakeNode(t, func(h wire.RequestHeader, _ int) [][]byte {
 		if answer != nil {
@@ -61,7 +74,7 @@ func startRelayNode(t *testing.T, self uint8, key []byte, peers map[uint8]string
 		return n.answer(h, leader)
 	})
 	cluster := &Cluster{Self: self, SelfName: nodeName(self), Peers: peers, Key: key}
-	srv, err := New(Options{HTTP: config.HTTP{JWT: testJWT(), MaxRequestSize: 1 << 20}, Cluster: cluster,
+	srv, err := New(Options{HTTP: config.HTTP{JWT: testJWT(), MaxRequestSize: 1 << 20, TLS: tlsCfg}, Cluster: cluster,
 		Log: slog.New(slog.NewTextHandler(n.logs, nil))}, n.node.hub)
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +85,9 @@ func startRelayNode(t *testing.T, self uint8, key []byte, peers map[uint8]string
 	go srv.Serve()
 	t.Cleanup(func() { _ = srv.Close() })
 	n.srv, n.base = srv, "http://"+srv.Addr().String()
+	if tlsCfg.Enabled {
+		n.base = "https://" + srv.Addr().String()
+	}
 	return n
 }
 
@@ -141,7 +157,7 @@ func post(t *testing.T, url, tok string, body io.Reader) (int, errorBody, http.H
 	req, _ := http.NewRequest("POST", url, body)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,5 +293,53 @@ func TestForwardBudgetStartsBeforeTheBody(t *testing.T) {
 		if h.Operation == wire.OpCreateStream {
 			t.Fatal("the write reached the node after its budget")
 		}
+	}
+}
+
+// testClient is the tests' HTTP client; it takes the nodes' self-signed
+// certificates on trust (the relays between nodes are what is tested).
+var testClient = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+
+// writeSelfSigned writes a fresh self-signed certificate and key as PEM
+// files and returns the TLS configuration that serves them.
+func writeSelfSigned(t *testing.T) config.HTTPTLS {
+	t.Helper()
+	cert, err := selfsigned.Certificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c := config.HTTPTLS{Enabled: true, CertFile: filepath.Join(dir, "cert.pem"), KeyFile: filepath.Join(dir, "key.pem")}
+	for path, block := range map[string]*pem.Block{c.CertFile: {Type: "CERTIFICATE", Bytes: cert.Certificate[0]},
+		c.KeyFile: {Type: "PRIVATE KEY", Bytes: key}} {
+		if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// Under http.tls a relay goes over HTTPS to a peer that presents this
+// node's own certificate; a peer with another certificate is never sent
+// the request, so the origin answers 58 (nothing admitted) at its deadline.
+// covers RELAY-2, RELAY-13
+func TestTLSRelayTrustsOnlyTheSharedCertificate(t *testing.T) {
+	tok := testBearer(t)
+	shared := writeSelfSigned(t)
+	target := startRelayNodeOn(t, shared, 1, RelayKey("k", "", ""), nil, "node-1", nil)
+	origin := startRelayNodeOn(t, shared, 0, RelayKey("k", "", ""), map[uint8]string{1: target.base}, "node-1", nil)
+	if status, e, _ := sendTo(t, origin.base, tok, 0); status != http.StatusCreated || target.sends() != 1 {
+		t.Fatalf("relay over https: %d %+v, target sends %d", status, e, target.sends())
+	}
+	stranger := startRelayNodeOn(t, writeSelfSigned(t), 1, RelayKey("k", "", ""), nil, "node-1", nil)
+	origin = startRelayNodeOn(t, shared, 0, RelayKey("k", "", ""), map[uint8]string{1: stranger.base}, "node-1", nil)
+	origin.srv.partitionDeadline = 200 * time.Millisecond
+	status, e, _ := sendTo(t, origin.base, tok, 0)
+	if status != http.StatusServiceUnavailable || e.ID != uint32(wire.TransientNotAccepted) || stranger.sends() != 0 {
+		t.Fatalf("relay to a peer with another certificate: %d %+v, its sends %d", status, e, stranger.sends())
 	}
 }
