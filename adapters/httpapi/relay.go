@@ -70,25 +70,27 @@ func (f forwardSlots) take() bool {
 
 func (f forwardSlots) give() { <-f }
 
-// Hand-built answers of forwarding and relaying (http.md 2.3).
+// Hand-built answers of forwarding and relaying (http.md 2.3): the id is the status.
 func forwardBusy() *apiError {
-	return &apiError{status: http.StatusServiceUnavailable, id: http.StatusServiceUnavailable, code: "forward_busy",
-		reason: "Too many requests are being forwarded; send again."}
+	return handBuilt(http.StatusServiceUnavailable, "forward_busy", "Too many requests are being forwarded; send again.")
 }
 
 func relayRefused() *apiError {
-	return &apiError{status: http.StatusServiceUnavailable, id: http.StatusServiceUnavailable, code: "relay_refused",
-		reason: "The partition's primary refused this node's relay proof; nothing was admitted. Check the shared keys and clocks."}
+	return handBuilt(http.StatusServiceUnavailable, "relay_refused",
+		"The partition's primary refused this node's relay proof; nothing was admitted. Check the shared keys and clocks.")
 }
 
 func forwardFailed() *apiError {
-	return &apiError{status: http.StatusBadGateway, id: http.StatusBadGateway, code: "forward_failed",
-		reason: "The relay failed after the request was sent; it may still commit."}
+	return handBuilt(http.StatusBadGateway, "forward_failed", "The relay failed after the request was sent; it may still commit.")
 }
 
 func noReachablePrimary() *apiError {
-	return &apiError{status: http.StatusServiceUnavailable, id: http.StatusServiceUnavailable, code: "no_reachable_primary",
-		reason: "No primary accepted the request in time; nothing was admitted."}
+	return handBuilt(http.StatusServiceUnavailable, "no_reachable_primary",
+		"No primary accepted the request in time; nothing was admitted.")
+}
+
+func handBuilt(status int, code, reason string) *apiError {
+	return &apiError{status: status, id: uint32(status), code: code, reason: reason}
 }
 
 // notAdmitted is the transient 503 of RELAY-3 and RELAY-14: 58, nothing was admitted.
@@ -103,7 +105,7 @@ func proofRefused(err error) *apiError {
 	case errors.Is(err, errProofExpired):
 		code = "relay_proof_expired"
 	}
-	return &apiError{status: http.StatusForbidden, id: http.StatusForbidden, code: code, reason: err.Error() + "."}
+	return handBuilt(http.StatusForbidden, code, err.Error()+".")
 }
 
 // newRelayClient is the client of relays. Under http.tls every node serves
