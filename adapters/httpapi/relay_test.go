@@ -343,3 +343,26 @@ func TestTLSRelayTrustsOnlyTheSharedCertificate(t *testing.T) {
 		t.Fatalf("relay to a peer with another certificate: %d %+v, its sends %d", status, e, stranger.sends())
 	}
 }
+
+// A relay reaching a node that no longer leads the partition goes no
+// further (one hop): that node's 89 is answered 58, nothing admitted, and
+// the origin looks the route up and relays again within its deadline.
+// covers RELAY-2, RELAY-14
+func TestRelayToAFormerPrimaryIsTriedAgain(t *testing.T) {
+	tok := testBearer(t)
+	var mu sync.Mutex
+	refusals := 1
+	target := startRelayNode(t, 1, RelayKey("k", "", ""), nil, "node-1", func(h wire.RequestHeader) [][]byte {
+		mu.Lock()
+		defer mu.Unlock()
+		if h.Operation == wire.OpSendMessages && refusals > 0 {
+			refusals--
+			return [][]byte{wire.DenialFrame(wire.ReplyTo(h), wire.NotPrimary)}
+		}
+		return nil
+	})
+	origin := startRelayNode(t, 0, RelayKey("k", "", ""), map[uint8]string{1: target.base}, "node-1", nil)
+	if status, e, _ := sendTo(t, origin.base, tok, 0); status != http.StatusCreated || target.sends() != 2 {
+		t.Fatalf("relay after a moved route: %d %+v, target sends %d", status, e, target.sends())
+	}
+}
