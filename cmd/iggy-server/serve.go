@@ -81,7 +81,7 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	log.Info("client connection limits", "connections_max", connsMax, "handshake_grace", cfg.MessageBus.HandshakeGrace,
 		"pre_login_frame_bytes_max", transport.PreLoginFrameBytesMax, "pre_login_bytes_max", transport.PreLoginBytesMax)
 	counters := &server.Counters{}
-	listeners := &listeners{counters: counters}
+	listeners := &listeners{counters: counters, self: self}
 	defer listeners.close(hub)
 	var listenErr error
 	box := newFlightBox(cfg, ncfg, plan.count, log)
@@ -231,7 +231,8 @@ func hostPort(enabled bool, addr string) (string, uint16, error) {
 
 // listeners are the client transports, started once the node has booted.
 type listeners struct {
-	counters *server.Counters // the loops' counts, for /metrics
+	counters *server.Counters    // the loops' counts, for /metrics
+	self     *config.ClusterNode // this node's roster entry; nil outside a replica set
 	tcp      *tcp.Server
 	wsListener
 	quicListener
@@ -245,7 +246,7 @@ func (l *listeners) start(cfg *config.Config, hub *transport.Hub, log *slog.Logg
 	if err := l.startQUIC(cfg, hub, log); err != nil {
 		return err
 	}
-	if err := l.startHTTP(cfg, hub, log, l.counters); err != nil {
+	if err := l.startHTTP(cfg, l.self, hub, log, l.counters); err != nil {
 		return err
 	}
 	if !cfg.TCP.Enabled {
