@@ -43,6 +43,8 @@ type Ready struct {
 type Crypto interface {
 	NewToken() string
 	HashToken(token string) string
+	// Random fills b with random bytes: stream keys and the nonce base.
+	Random(b []byte)
 }
 
 // Node is one replica. Not safe for concurrent use: one caller steps it.
