@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/iggygo/iggy/client"
 	"github.com/iggygo/iggy/core/streamkey"
@@ -122,4 +124,102 @@ func TestClientKeyWithoutServerKey(t *testing.T) {
 	wantCode(t, "client key without a server key", err, wire.StreamEncryptionUnavailable)
 	_, err = c.CreateStreamWithOptions("k31", wire.Options{{Key: wire.OptEncryptionKey, Kind: wire.KindRaw, Value: make([]byte, 31)}})
 	wantCode(t, "a 31-byte key", err, wire.InvalidOptionValue)
+}
+
+// A node restarted with another key, or with none, refuses to boot and
+// names the stream and the fingerprints on both sides.
+// covers ENC-16 ENC-17
+func TestBootRefusesUnopenableStreamKeys(t *testing.T) {
+	dir := newDataDir(t)
+	s, key := encryptedServer(t, dir, nil)
+	createStreamTopic(t, s.root(), "locked", "t", 1)
+	s.stop()
+	other := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, streamkey.KeyBytes))
+	for _, env := range []map[string]string{
+		{"IGGY_ENCRYPTION_KEY": other},
+		{},
+	} {
+		cfg := serverConfig{dataDir: dir, defaultRoot: true, env: env}
+		next := launch(t, cfg, freeAddr(t))
+		if code := next.waitExit(); code == 0 {
+			t.Fatalf("booted with %v", env)
+		}
+		out := next.stdout.String() + next.stderr.String()
+		if !bytes.Contains([]byte(out), []byte("locked")) || !bytes.Contains([]byte(out), []byte(streamkey.Fingerprint(key))) {
+			t.Fatalf("the refusal does not name the stream and its key's fingerprint:\n%s", out)
+		}
+	}
+}
+
+// waitKEKs polls a stream's kek fingerprints until they are want.
+func waitKEKs(t *testing.T, c *client.Client, id wire.Identifier, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, _ := streamOption(t, c, id, wire.OptEncryptionKEKFingerprint)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kek fingerprints %q, want %q", got, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// The two-phase rotation with a restart between phases: phase 1 wraps
+// every stream under the new key too (a stream created then is wrapped
+// under both), phase 2 drops the old wraps, and messages written before
+// and after read back throughout, as data is never re-encrypted; without a
+// retired fingerprint nothing is dropped.
+// covers ENC-19 ENC-20 ENC-22 ENC-23 ENC-24 ENC-25
+func TestKeyRotationTwoPhases(t *testing.T) {
+	dir := newDataDir(t)
+	s, oldKey := encryptedServer(t, dir, nil)
+	c := s.root()
+	stream, topic := createStreamTopic(t, c, "rotated", "t", 1)
+	part := wire.Partitioning{Kind: wire.PartitioningPartitionID, PartitionID: 0}
+	send := func(c *client.Client, p string) {
+		t.Helper()
+		if _, err := c.SendMessages(stream, topic, part, []client.Message{{Payload: []byte(p)}}); err != nil {
+			t.Fatalf("send %s: %v", p, err)
+		}
+	}
+	send(c, "before")
+	s.stop()
+	newKey := bytes.Repeat([]byte{0x42}, streamkey.KeyBytes)
+	oldFP, newFP := streamkey.Fingerprint(oldKey), streamkey.Fingerprint(newKey)
+	b64 := base64.StdEncoding.EncodeToString
+	phase := func(env map[string]string) *server {
+		env["IGGY_ENCRYPTION_ENABLED"] = "true"
+		env["IGGY_ENCRYPTION_KEY"] = b64(newKey)
+		return startServer(t, serverConfig{dataDir: dir, defaultRoot: true, env: env})
+	}
+	s = phase(map[string]string{"IGGY_ENCRYPTION_PREVIOUS_KEYS": "[" + b64(oldKey) + "]"})
+	c = s.root()
+	waitKEKs(t, c, stream, oldFP+","+newFP)
+	late, err := c.CreateStream("phase-one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kek, _ := streamOption(t, c, wire.NumericID(late.ID), wire.OptEncryptionKEKFingerprint); kek != newFP+","+oldFP {
+		t.Fatalf("a stream created in phase 1 is wrapped under %q", kek)
+	}
+	send(c, "during")
+	if !strings.Contains(s.stdout.String()+s.stderr.String(), "key rotation: rewrapping") {
+		t.Error("phase 1 logged no rewrapping sweep")
+	}
+	s.stop()
+	s = phase(map[string]string{"IGGY_ENCRYPTION_RETIRED_KEK_FINGERPRINTS": "[" + oldFP + "]"})
+	c = s.root()
+	waitKEKs(t, c, stream, newFP)
+	waitKEKs(t, c, wire.NumericID(late.ID), newFP)
+	send(c, "after")
+	s.stop()
+	s = phase(map[string]string{})
+	got := pollAll(t, s.root(), stream, topic, 0)
+	if len(got) != 3 || string(got[0].Payload) != "before" || string(got[2].Payload) != "after" {
+		t.Fatalf("polled %d messages after the rotation: %+v", len(got), got)
+	}
+	waitKEKs(t, s.root(), stream, newFP)
 }

@@ -209,3 +209,37 @@ func (n *Node) streamOptionsView(s *metadata.Stream) wire.Options {
 	}
 	return view.Sorted()
 }
+
+// checkStreamKeys opens every stored stream key at boot (ENC-16, ENC-17):
+// a stream no configured key opens stops a standalone node, naming the
+// stream and both sets of fingerprints. A replica set's node logs the same
+// and starts, as its metadata may trail the cluster's (ENC-18): polls and
+// sends of that stream fail with CannotDecryptData until a wrap it can open
+// commits. It reports whether the boot may go on.
+func (n *Node) checkStreamKeys() bool {
+	for _, s := range n.meta.Streams() {
+		wraps, encrypted := streamWraps(s)
+		if !encrypted {
+			continue
+		}
+		if _, code := n.streamCipher(s); code == wire.OK {
+			continue
+		}
+		fps := make([]string, len(wraps))
+		for i, w := range wraps {
+			fps[i] = w.KEKFingerprint
+		}
+		what := "no configured key opens the key of encrypted stream " + itoa(uint64(s.ID)) + " (" + s.Name +
+			"): it is wrapped under [" + strings.Join(fps, ",") + "], the keys configured are [" + n.cfg.Encryption.fingerprints() + "]"
+		if !n.cfg.Encryption.hasKey() {
+			what = "encrypted stream " + itoa(uint64(s.ID)) + " (" + s.Name + ") exists but no encryption.key is configured; it is wrapped under [" + strings.Join(fps, ",") + "]"
+		}
+		if n.cfg.clustered() {
+			n.logf("%s", what)
+			continue
+		}
+		n.fatal("%s", what)
+		return false
+	}
+	return true
+}

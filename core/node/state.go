@@ -24,6 +24,10 @@ type state struct {
 	nonceBase   [streamkey.NonceBytes]byte
 	nonceSeeded bool
 	nonceCount  uint64
+	// rotationOp is the last op a key rotation sweep proposed;
+	// rotationSettled says the settled state was logged (rotation.go).
+	rotationOp      uint64
+	rotationSettled bool
 	// mg hosts the metadata group: its replica, journal, superblock and
 	// checkpoints.
 	mg *group.Host
