@@ -84,14 +84,19 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	listeners := &listeners{counters: counters}
 	defer listeners.close(hub)
 	var listenErr error
+	box := newFlightBox(cfg, ncfg, plan.count, log)
+	box.dumpOnSignal(stop)
 	sources := snapshotSources(cfg)
+	if box != nil {
+		sources.FlightDump = func() []byte { return box.bytes("diagnostic snapshot") }
+	}
 	standIn, err := crypto.StandInHash()
 	if err != nil {
 		return fmt.Errorf("stand-in password hash: %w", err)
 	}
 	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources, standIn) })
 	defer jobs.Close()
-	shards, err := newShardLoops(cfg, ncfg, plan, jobs, hub, log, func() {
+	shards, err := newShardLoops(cfg, ncfg, plan, jobs, hub, log, box, func() {
 		if logFile != nil {
 			// The node booted on the storage: the log file may join it.
 			if err := logFile.Start(); err != nil {
