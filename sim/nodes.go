@@ -31,6 +31,9 @@ func (c simCrypto) Random(b []byte) {
 	}
 }
 
+// NewKey is Random: the simulator's keys need no secrecy.
+func (c simCrypto) NewKey(b []byte) { c.Random(b) }
+
 func (c simCrypto) NewToken() string {
 	*c.minted++
 	return fmt.Sprintf("sim-token-%016x", *c.minted)

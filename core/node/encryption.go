@@ -65,7 +65,7 @@ func (n *Node) newStreamKeyOptions(secret wire.Options) (wire.Options, wire.Code
 	case given:
 	case enc.Enabled && enc.hasKey():
 		key = make([]byte, streamkey.KeyBytes)
-		n.crypto.Random(key)
+		n.crypto.NewKey(key)
 	default:
 		return nil, wire.OK
 	}

@@ -61,6 +61,8 @@ func (c simCrypto) Random(b []byte) {
 	}
 }
 
+func (c simCrypto) NewKey(b []byte) { c.Random(b) }
+
 func (c simCrypto) NewToken() string {
 	return fmt.Sprintf("%016x%016x", c.rng.Uint64(), c.rng.Uint64())
 }
