@@ -210,6 +210,41 @@ func (n *Node) streamOptionsView(s *metadata.Stream) wire.Options {
 	return view.Sorted()
 }
 
+// noteStreamKey tells, on a replica set's node, when a stream it applies
+// (created, or rewrapped) holds a key none of its keys opens (ENC-18): it
+// serves the stream once a wrap it can open commits.
+func (n *Node) noteStreamKey(s *metadata.Stream) {
+	if _, encrypted := streamWraps(s); !encrypted {
+		return
+	}
+	ck := streamCipherKey{s.ID, s.CreatedOp}
+	_, code := n.streamCipher(s)
+	switch {
+	case code != wire.OK:
+		n.unopened[ck] = true
+		n.logf("%s", n.unopenable(s))
+	case n.unopened[ck]:
+		delete(n.unopened, ck)
+		n.logf("the key of encrypted stream %d (%s) opens now: a wrap under [%s] committed", s.ID, s.Name, n.cfg.Encryption.fingerprints())
+	}
+}
+
+// unopenable says why stream s's key opens under none of the node's keys,
+// naming the stream and both sets of fingerprints.
+func (n *Node) unopenable(s *metadata.Stream) string {
+	wraps, _ := streamWraps(s)
+	fps := make([]string, len(wraps))
+	for i, w := range wraps {
+		fps[i] = w.KEKFingerprint
+	}
+	stream := "stream " + itoa(uint64(s.ID)) + " (" + s.Name + ")"
+	if !n.cfg.Encryption.hasKey() {
+		return "encrypted " + stream + " exists but no encryption.key is configured; it is wrapped under [" + strings.Join(fps, ",") + "]"
+	}
+	return "no configured key opens the key of encrypted " + stream + ": it is wrapped under [" +
+		strings.Join(fps, ",") + "], the keys configured are [" + n.cfg.Encryption.fingerprints() + "]"
+}
+
 // checkStreamKeys opens every stored stream key at boot (ENC-16, ENC-17):
 // a stream no configured key opens stops a standalone node, naming the
 // stream and both sets of fingerprints. A replica set's node logs the same
@@ -217,29 +252,17 @@ func (n *Node) streamOptionsView(s *metadata.Stream) wire.Options {
 // sends of that stream fail with CannotDecryptData until a wrap it can open
 // commits. It reports whether the boot may go on.
 func (n *Node) checkStreamKeys() bool {
+	if n.cfg.clustered() {
+		return true // noteStreamKey, at apply
+	}
 	for _, s := range n.meta.Streams() {
-		wraps, encrypted := streamWraps(s)
-		if !encrypted {
+		if _, encrypted := streamWraps(s); !encrypted {
 			continue
 		}
-		if _, code := n.streamCipher(s); code == wire.OK {
-			continue
+		if _, code := n.streamCipher(s); code != wire.OK {
+			n.fatal("%s", n.unopenable(s))
+			return false
 		}
-		fps := make([]string, len(wraps))
-		for i, w := range wraps {
-			fps[i] = w.KEKFingerprint
-		}
-		what := "no configured key opens the key of encrypted stream " + itoa(uint64(s.ID)) + " (" + s.Name +
-			"): it is wrapped under [" + strings.Join(fps, ",") + "], the keys configured are [" + n.cfg.Encryption.fingerprints() + "]"
-		if !n.cfg.Encryption.hasKey() {
-			what = "encrypted stream " + itoa(uint64(s.ID)) + " (" + s.Name + ") exists but no encryption.key is configured; it is wrapped under [" + strings.Join(fps, ",") + "]"
-		}
-		if n.cfg.clustered() {
-			n.logf("%s", what)
-			continue
-		}
-		n.fatal("%s", what)
-		return false
 	}
 	return true
 }

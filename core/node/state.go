@@ -19,6 +19,8 @@ type state struct {
 	// front handed over with it (a host has no metadata).
 	ciphers     map[streamCipherKey]*streamkey.Data
 	hostCiphers map[partKey]*streamkey.Data
+	// unopened holds the streams a replica set's node could not open.
+	unopened map[streamCipherKey]bool
 	// nonceBase, drawn once, and nonceCount make every nonce the node seals
 	// with (encryption.go).
 	nonceBase   [streamkey.NonceBytes]byte
@@ -99,6 +101,7 @@ func newState() *state {
 	return &state{
 		ciphers:       map[streamCipherKey]*streamkey.Data{},
 		hostCiphers:   map[partKey]*streamkey.Data{},
+		unopened:      map[streamCipherKey]bool{},
 		clients:       map[wire.U128]*client{},
 		conns:         map[bus.ConnID]*conn{},
 		partitions:    map[partKey]*partition.Log{},
