@@ -240,3 +240,37 @@ func TestKeyRotationTwoPhases(t *testing.T) {
 	}
 	waitKEKs(t, s.root(), stream, newFP)
 }
+
+// With a server key but enabled = false, a client key is taken and a
+// stream created without one stays plaintext, also once encryption is
+// enabled: the choice is made at create, and only new streams change.
+// covers ENC-9 ENC-11
+func TestEncryptionFixedAtCreate(t *testing.T) {
+	dir := newDataDir(t)
+	key := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{9}, streamkey.KeyBytes))
+	s := startServer(t, serverConfig{dataDir: dir, defaultRoot: true, env: map[string]string{"IGGY_ENCRYPTION_KEY": key}})
+	c := s.root()
+	plain, topic := createStreamTopic(t, c, "plain", "t", 1)
+	if _, err := c.CreateStreamWithOptions("own", wire.Options{{Key: wire.OptEncryptionKey, Kind: wire.KindRaw, Value: make([]byte, 32)}}); err != nil {
+		t.Fatalf("a client key with enabled = false: %v", err)
+	}
+	if _, err := c.SendMessages(plain, topic, wire.Partitioning{Kind: wire.PartitioningPartitionID}, []client.Message{{Payload: []byte("plain-payload-xyz")}}); err != nil {
+		t.Fatal(err)
+	}
+	s.stop()
+	s = startServer(t, serverConfig{dataDir: dir, defaultRoot: true, env: map[string]string{"IGGY_ENCRYPTION_KEY": key, "IGGY_ENCRYPTION_ENABLED": "true"}})
+	c = s.root()
+	if src, _ := streamOption(t, c, plain, wire.OptEncryptionKeySource); src != "none" {
+		t.Fatalf("the plaintext stream reports source %q after enabling", src)
+	}
+	if got := pollAll(t, c, plain, topic, 0); len(got) != 1 || string(got[0].Payload) != "plain-payload-xyz" {
+		t.Fatalf("polled %+v", got)
+	}
+	st, err := c.CreateStream("later")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src, _ := streamOption(t, c, wire.NumericID(st.ID), wire.OptEncryptionKeySource); src != "server" {
+		t.Fatalf("a stream created after enabling reports source %q", src)
+	}
+}
