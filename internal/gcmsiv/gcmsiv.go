@@ -30,6 +30,9 @@ var ErrOpen = errors.New("gcmsiv: message authentication failed")
 // cipher.AEAD and is safe for concurrent use.
 type AEAD struct {
 	kgk cipher.Block
+	// kgkSchedule is kgk's expanded key for the AES-NI path (fast).
+	kgkSchedule schedule
+	fast        bool
 	// encKeyBytes is the length of each message's encryption key: the
 	// key-generating key's own length.
 	encKeyBytes int
@@ -46,7 +49,26 @@ func New(key []byte) (*AEAD, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gcmsiv: %w", err)
 	}
-	return &AEAD{kgk: b, encKeyBytes: len(key)}, nil
+	a := &AEAD{kgk: b, encKeyBytes: len(key), fast: hasAESNI && hasCLMUL}
+	a.kgkSchedule.expand(key)
+	return a, nil
+}
+
+// messageCipher is one message's encryption key: crypto/aes, or an
+// expanded schedule for the AES-NI path.
+type messageCipher struct {
+	block    cipher.Block
+	schedule schedule
+}
+
+// encrypt is one AES block.
+func (m *messageCipher) encrypt(dst, src *[16]byte) {
+	if m.block != nil {
+		m.block.Encrypt(dst[:], src[:])
+		return
+	}
+	ctr, zero := *src, [16]byte{}
+	m.schedule.xorKeyStream(&ctr, dst[:], zero[:])
 }
 
 // NonceSize is 12.
@@ -56,29 +78,43 @@ func (a *AEAD) NonceSize() int { return NonceSize }
 func (a *AEAD) Overhead() int { return TagSize }
 
 // messageKeys derives the per-nonce authentication key and encryption
-// block (RFC 8452 section 4): the first eight bytes of AES(kgk, i || nonce)
-// for i = 0, 1, ...
-func (a *AEAD) messageKeys(nonce []byte) (auth [16]byte, enc cipher.Block) {
-	var in, out [blockSize]byte
-	var encKey [32]byte
+// key (RFC 8452 section 4): the first eight bytes of AES(kgk, i || nonce)
+// for i = 0, 1, ... (with AES-NI, a CTR run over zeros from 0 || nonce:
+// the counter word is i).
+func (a *AEAD) messageKeys(nonce []byte, m *messageCipher) (auth [16]byte) {
+	var in [blockSize]byte
+	var out [6 * blockSize]byte
 	copy(in[4:], nonce)
 	halves := 2 + a.encKeyBytes/8
-	for i := range halves {
-		binary.LittleEndian.PutUint32(in[:4], uint32(i))
-		a.kgk.Encrypt(out[:], in[:])
-		if i < 2 {
-			copy(auth[i*8:], out[:8])
-		} else {
-			copy(encKey[(i-2)*8:], out[:8])
+	if a.fast {
+		var zero [6 * blockSize]byte
+		a.kgkSchedule.xorKeyStream(&in, out[:halves*blockSize], zero[:halves*blockSize])
+	} else {
+		for i := range halves {
+			binary.LittleEndian.PutUint32(in[:4], uint32(i))
+			a.kgk.Encrypt(out[i*blockSize:], in[:])
 		}
+	}
+	var encKey [32]byte
+	for i := range halves {
+		if i < 2 {
+			copy(auth[i*8:], out[i*blockSize:i*blockSize+8])
+		} else {
+			copy(encKey[(i-2)*8:], out[i*blockSize:i*blockSize+8])
+		}
+	}
+	if a.fast {
+		m.schedule.expand(encKey[:a.encKeyBytes])
+		return auth
 	}
 	enc, err := aes.NewCipher(encKey[:a.encKeyBytes])
 	assert.That(err == nil, "gcmsiv: a derived key has a length New accepted")
-	return auth, enc
+	m.block = enc
+	return auth
 }
 
 // tag computes the tag of plaintext and additional data (RFC 8452 section 4).
-func tag(auth *[16]byte, enc cipher.Block, nonce, plaintext, aad []byte) [TagSize]byte {
+func tag(auth *[16]byte, enc *messageCipher, nonce, plaintext, aad []byte) [TagSize]byte {
 	var s [16]byte
 	polyvalPadded(&s, auth, aad)
 	polyvalPadded(&s, auth, plaintext)
@@ -91,7 +127,7 @@ func tag(auth *[16]byte, enc cipher.Block, nonce, plaintext, aad []byte) [TagSiz
 	}
 	s[15] &= 0x7f
 	var t [TagSize]byte
-	enc.Encrypt(t[:], s[:])
+	enc.encrypt(&t, &s)
 	return t
 }
 
@@ -108,14 +144,24 @@ func polyvalPadded(s *[16]byte, h *[16]byte, b []byte) {
 
 // ctr XORs in with the key stream that starts at the tag with its top bit
 // set, its first word counting up little-endian (RFC 8452 section 4).
-func ctr(enc cipher.Block, t [TagSize]byte, out, in []byte) {
+func ctr(enc *messageCipher, t [TagSize]byte, out, in []byte) {
 	counter := t
 	counter[15] |= 0x80
+	if enc.block == nil {
+		whole := len(in) &^ (blockSize - 1)
+		enc.schedule.xorKeyStream(&counter, out, in[:whole])
+		if whole < len(in) {
+			var ks, zero [blockSize]byte
+			enc.schedule.xorKeyStream(&counter, ks[:], zero[:])
+			subtle.XORBytes(out[whole:], in[whole:], ks[:])
+		}
+		return
+	}
 	n := binary.LittleEndian.Uint32(counter[:4])
 	var ks [blockSize]byte
 	for len(in) > 0 {
 		binary.LittleEndian.PutUint32(counter[:4], n)
-		enc.Encrypt(ks[:], counter[:])
+		enc.block.Encrypt(ks[:], counter[:])
 		k := subtle.XORBytes(out, in, ks[:])
 		out, in = out[k:], in[k:]
 		n++
@@ -130,10 +176,11 @@ func (a *AEAD) Seal(dst, nonce, plaintext, aad []byte) []byte {
 	if uint64(len(plaintext)) > plaintextBytesMax || uint64(len(aad)) > plaintextBytesMax {
 		panic("gcmsiv: plaintext too long")
 	}
-	auth, enc := a.messageKeys(nonce)
-	t := tag(&auth, enc, nonce, plaintext, aad)
+	var enc messageCipher
+	auth := a.messageKeys(nonce, &enc)
+	t := tag(&auth, &enc, nonce, plaintext, aad)
 	ret, out := grow(dst, len(plaintext)+TagSize)
-	ctr(enc, t, out, plaintext)
+	ctr(&enc, t, out, plaintext)
 	copy(out[len(plaintext):], t[:])
 	return ret
 }
@@ -147,10 +194,11 @@ func (a *AEAD) Open(dst, nonce, ciphertext, aad []byte) ([]byte, error) {
 	body := ciphertext[:len(ciphertext)-TagSize]
 	var t [TagSize]byte
 	copy(t[:], ciphertext[len(body):])
-	auth, enc := a.messageKeys(nonce)
+	var enc messageCipher
+	auth := a.messageKeys(nonce, &enc)
 	ret, out := grow(dst, len(body))
-	ctr(enc, t, out, body)
-	want := tag(&auth, enc, nonce, out, aad)
+	ctr(&enc, t, out, body)
+	want := tag(&auth, &enc, nonce, out, aad)
 	if subtle.ConstantTimeCompare(want[:], t[:]) != 1 {
 		clear(out)
 		return nil, ErrOpen
