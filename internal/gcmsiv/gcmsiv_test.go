@@ -154,3 +154,21 @@ func BenchmarkPolyval(b *testing.B) {
 		polyvalBlocks(&s, &h, in)
 	}
 }
+
+// The AES-NI path and the crypto/aes path seal the same bytes.
+func FuzzFastMatchesGeneric(f *testing.F) {
+	f.Add(make([]byte, 32), make([]byte, 12), []byte("a message of some length, over two blocks"), []byte("aad"))
+	f.Fuzz(func(t *testing.T, key, nonce, msg, aad []byte) {
+		if len(key) < 32 || len(nonce) < NonceSize {
+			return
+		}
+		for _, k := range [][]byte{key[:16], key[:32]} {
+			fast, _ := New(k)
+			slow, _ := New(k)
+			slow.fast = false
+			if a, b := fast.Seal(nil, nonce[:NonceSize], msg, aad), slow.Seal(nil, nonce[:NonceSize], msg, aad); !bytes.Equal(a, b) {
+				t.Fatalf("fast %x, generic %x", a, b)
+			}
+		}
+	})
+}
