@@ -92,3 +92,33 @@ func FuzzDecodeWraps(f *testing.F) {
 		}
 	})
 }
+
+// One producer batch of the benchmark's shape (1000 messages of 1000 B):
+// sealed at the owner shard, opened at each poll.
+func benchRecord(b *testing.B) (Data, []byte) {
+	d, _ := NewData(key(7))
+	msgs := make([]batch.Message, 1000)
+	for i := range msgs {
+		msgs[i] = batch.Message{ID: [16]byte{byte(i), byte(i >> 8)}, Payload: bytes.Repeat([]byte{byte(i)}, 1000)}
+	}
+	rec, _ := batch.Build(msgs)
+	b.SetBytes(int64(len(rec)))
+	b.ReportAllocs()
+	return d, rec
+}
+
+func BenchmarkSealRecord(b *testing.B) {
+	d, rec := benchRecord(b)
+	var n byte
+	for b.Loop() {
+		d.SealRecord(rec, func() (nonce [NonceBytes]byte) { n++; nonce[0] = n; return })
+	}
+}
+
+func BenchmarkOpenRecord(b *testing.B) {
+	d, rec := benchRecord(b)
+	sealed, _ := d.SealRecord(rec, func() (nonce [NonceBytes]byte) { return })
+	for b.Loop() {
+		d.OpenRecord(sealed)
+	}
+}
