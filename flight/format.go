@@ -42,6 +42,8 @@ const (
 	kindTake
 	kindMint
 	kindHashToken
+	kindRandom
+	kindNewKey
 )
 
 // Header describes a dump: who wrote it and from where its window starts.

@@ -186,6 +186,17 @@ func (c *recordingCrypto) HashToken(token string) string {
 	return h
 }
 
+func (c *recordingCrypto) Random(b []byte) {
+	c.inner.Random(b)
+	c.s.answer(kindRandom, uint64(len(b)), string(b))
+}
+
+// NewKey records only that a key was drawn, never the key.
+func (c *recordingCrypto) NewKey(b []byte) {
+	c.inner.NewKey(b)
+	c.s.answer(kindNewKey, uint64(len(b)), "")
+}
+
 func (s *Shard) answer(kind uint8, n uint64, v string) {
 	if s.answerN == answersMax {
 		return // more than any input makes: the replay reports the gap

@@ -199,6 +199,9 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		nc.TokenCleanerIntervalTicks = uint64(cfg.PersonalAccessToken.Cleaner.Interval / tick)
 	}
 	var err error
+	if nc.Encryption, err = nodeEncryption(cfg.Encryption); err != nil {
+		return nc, err
+	}
 	if nc.AdvertisedHost, nc.TCPPort, err = hostPort(cfg.TCP.Enabled, cfg.TCP.Address); err != nil {
 		return nc, err
 	}
