@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strconv"
 
 	"github.com/iggygo/iggy/adapters/config"
@@ -72,10 +73,22 @@ func asReplica(nc *node.Config, cfg *config.Config, self *config.ClusterNode) er
 	for _, n := range cfg.Cluster.Nodes {
 		rec := wire.ClusterNode{Name: n.Name, Address: n.PublishedHost(), TCPPort: portOf(cfg.TCP.Enabled, n.Ports.TCP),
 			QUICPort: portOf(cfg.QUIC.Enabled, n.Ports.QUIC), HTTPPort: portOf(cfg.HTTP.Enabled, n.Ports.HTTP),
-			WebSocketPort: portOf(cfg.WebSocket.Enabled, n.Ports.WebSocket)}
-		nc.Roster = append(nc.Roster, node.RosterNode{ReplicaID: n.ReplicaID, Record: rec})
+			WebSocketPort: portOf(cfg.WebSocket.Enabled, n.Ports.WebSocket), Rack: n.Rack}
+		nc.Roster = append(nc.Roster, node.RosterNode{ReplicaID: n.ReplicaID, Record: rec, Advertised: advertisedRoutes(n)})
 	}
 	return nil
+}
+
+// advertisedRoutes are a roster node's per-client-network addresses
+// (validation has parsed every client_cidr).
+func advertisedRoutes(n config.ClusterNode) []node.AdvertisedRoute {
+	var out []node.AdvertisedRoute
+	for _, a := range n.AdvertisedAddresses {
+		if p, err := netip.ParsePrefix(a.ClientCIDR); err == nil {
+			out = append(out, node.AdvertisedRoute{Clients: p.Masked(), Address: a.Address})
+		}
+	}
+	return out
 }
 
 // portOf is a roster port as clients see it: 0 for a disabled transport.

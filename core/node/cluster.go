@@ -68,6 +68,7 @@ func (n *Node) MetadataDigest() uint64 {
 
 // onPeer steps a message of another replica into its group.
 func (n *Node) onPeer(m PeerMessage) {
+	n.heard(m.Msg.From)
 	if m.Group != (GroupID{}) {
 		n.onGroupPeer(m)
 		return

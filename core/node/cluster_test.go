@@ -46,6 +46,8 @@ type testCluster struct {
 	heartbeat uint64
 	// drop, when set, loses the peer messages it matches.
 	drop func(node.PeerMessage) bool
+	// roster, when set, is every replica's Config.Roster.
+	roster []node.RosterNode
 	// fatals, when set, takes a replica's fatal error (the replica stops)
 	// instead of failing the test: for tests of refusals at boot.
 	fatals map[int]string
@@ -81,7 +83,7 @@ func (c *testCluster) start(i int) {
 		Replica: uint8(i), Replicas: uint8(len(c.hosts)), Marks: c.marks,
 		CheckpointEveryOps: c.every, PartitionCheckpointEveryOps: c.every, ReplicaWindowOps: int(c.every),
 		RepairMemoryBytesMax: c.repairBytes, Root: rootCredentials("iggy", "iggy"),
-		HeartbeatIntervalTicks: c.heartbeat,
+		HeartbeatIntervalTicks: c.heartbeat, Roster: c.roster,
 	}
 	h.n = node.New(cfg, simCrypto{rng: rand.New(rand.NewPCG(uint64(i), 1))})
 	h.replies = map[bus.ConnID][][]byte{}

@@ -1,6 +1,8 @@
 package node
 
 import (
+	"net/netip"
+
 	"github.com/iggygo/iggy/core/mark"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/internal/assert"
@@ -88,10 +90,20 @@ type Config struct {
 }
 
 // RosterNode is one node of the replica set as clients are told of it:
-// its record (role and status are filled in per answer) and its replica id.
+// its record (role and status are filled in per answer; Address is the
+// catch-all advertised host, else the roster ip), its replica id, and the
+// per-client-network advertised addresses.
 type RosterNode struct {
-	ReplicaID uint8
-	Record    wire.ClusterNode
+	ReplicaID  uint8
+	Record     wire.ClusterNode
+	Advertised []AdvertisedRoute
+}
+
+// AdvertisedRoute hands Address to clients inside Clients
+// (cluster.nodes.advertised_addresses).
+type AdvertisedRoute struct {
+	Clients netip.Prefix
+	Address string
 }
 
 // RootCredentials create the root user on an empty metadata journal.
