@@ -6,12 +6,15 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"time"
 
 	"github.com/iggygo/iggy/adapters/config"
 	"github.com/iggygo/iggy/adapters/replicalink"
 	"github.com/iggygo/iggy/adapters/server"
 	"github.com/iggygo/iggy/adapters/storagegate"
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/io/clock"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -123,4 +126,25 @@ func startReplicaPlane(cfg *config.Config, self *config.ClusterNode, front *serv
 		in.Close()
 		_ = bus.Close()
 	}, nil
+}
+
+// vsrTimeouts are the [cluster] timing keys in consensus ticks (validation
+// quantised them to the tick and refuses zeros): heartbeat_timeout is how
+// long a backup waits for its primary, a primary for a quorum, and a
+// recovering backup for start_view.
+func vsrTimeouts(c config.Cluster) vsr.Timeouts {
+	tick := clock.TickMillis * time.Millisecond
+	ticks := func(d time.Duration) uint64 { return uint64(d / tick) }
+	silence := ticks(c.HeartbeatTimeout)
+	return vsr.Timeouts{
+		HeartbeatTicks:            ticks(c.CommitBroadcastInterval),
+		ViewChangeTimeoutTicks:    silence,
+		StepDownTicks:             silence,
+		RecoveringTimeoutTicks:    silence,
+		ViewChangeRetransmitTicks: ticks(c.ViewChangeRetransmitInterval),
+		ViewChangeStatusTicks:     ticks(c.ViewChangeStatusTimeout),
+		RequestStartViewTicks:     ticks(c.RequestStartViewRetransmitInterval),
+		RepairTicks:               ticks(c.RepairRetryInterval),
+		RepairOps:                 uint64(c.RepairChunkMax),
+	}
 }

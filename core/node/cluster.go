@@ -95,7 +95,7 @@ func (n *Node) onPeer(m PeerMessage) {
 func (n *Node) replicaConfig(sb vsr.Superblock) vsr.Config {
 	return vsr.Config{
 		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Superblock: sb, Marks: n.cfg.Marks,
-		WindowOps: n.cfg.ReplicaWindowOps,
+		WindowOps: n.cfg.ReplicaWindowOps, Timeouts: n.cfg.VSR,
 	}
 }
 

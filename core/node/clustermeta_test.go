@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
 )
@@ -96,4 +97,31 @@ func statusOf(m wire.ClusterMetadata, replica int) uint8 {
 		}
 	}
 	return wire.ClusterStatusUnknown
+}
+
+// takeoverTicks starts a set of three with timeouts t, stops its metadata
+// primary once root committed, and counts the ticks until another replica
+// leads.
+func takeoverTicks(t *testing.T, timeouts vsr.Timeouts) uint64 {
+	c := &testCluster{t: t, vsr: timeouts}
+	newClusterOf(c, 3)
+	c.until("root", func() bool { return c.converged(1) })
+	old := c.primary()
+	c.stop(old, false)
+	from := c.ticks
+	c.until("a new primary", func() bool { p := c.primary(); return p >= 0 && p != old })
+	return c.ticks - from
+}
+
+// The view change timeout of every group comes from the node's
+// configuration (cluster.heartbeat_timeout, in ticks): with 150 ticks
+// instead of the default 500, the backups take over from a stopped primary
+// after about 150 ticks, not 500.
+func TestClusterViewChangeTimeoutFollowsConfig(t *testing.T) {
+	def := takeoverTicks(t, vsr.Timeouts{})
+	short := takeoverTicks(t, vsr.Timeouts{ViewChangeTimeoutTicks: 150, StepDownTicks: 150, RecoveringTimeoutTicks: 150})
+	t.Logf("default %d ticks, short %d", def, short)
+	if def < vsr.ViewChangeTimeoutTicks || short < 150 || short >= vsr.ViewChangeTimeoutTicks {
+		t.Fatalf("took over after %d ticks by default, %d with a 150-tick timeout", def, short)
+	}
 }

@@ -42,6 +42,9 @@ type Config struct {
 	// admit partition requests: cluster.heartbeat_timeout + 3 s (QEV-2);
 	// 0 means the default (8 s).
 	EvidenceTicks uint64
+	// VSR is the timing of every consensus group of a replica set (the
+	// [cluster] keys in ticks; zero fields: the core's defaults).
+	VSR vsr.Timeouts
 	// TokenCleanerIntervalTicks paces the deletion of expired tokens; 0 = off.
 	TokenCleanerIntervalTicks uint64
 	// PartitionsMax caps the partitions of all topics; 0 = no cap.
