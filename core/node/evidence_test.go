@@ -113,3 +113,80 @@ func TestProbeAdvertisedAfterAnswer(t *testing.T) {
 		t.Fatalf("probe numbers sent to the silent backup %v, to the answering one %d", probes[1], len(probes[2]))
 	}
 }
+
+// covers QEV-8
+// A restarted replica starts without credit: its partition requests get
+// 58 (not the 89 of a replica that is not the partition's primary) until
+// a probe of its primary arrives after the restart, although it held a
+// credit that had not run out when it stopped.
+func TestRestartedReplicaWaitsForEvidence(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	cl := c.partitionClient()
+	mustOK(t, sent(cl.send("s", "t", 1)))
+	b := c.backupOf(c.primary(), 1)
+	if b == cl.host {
+		b = c.backupOf(c.primary(), 2)
+	}
+	other := c.client(2)
+	other.connect(b)
+	mustOK(t, other.login())
+	c.until("credit before the restart", func() bool { return other.pollCode() == wire.NotPrimary })
+	c.stop(b, false)
+	c.start(b)
+	probesLost := true
+	c.drop = func(m node.PeerMessage) bool { return probesLost && m.Msg.Command == vsr.CmdPing && int(m.Msg.To) == b }
+	c.until("the restarted replica caught up", func() bool { return c.converged(1) })
+	other.connect(b)
+	c.until("a session after the restart", func() bool { return other.login() == wire.OK })
+	if code := other.pollCode(); code != wire.TransientNotAccepted {
+		t.Fatalf("partition request on a restarted replica without a probe: %s, want 58", code.Name())
+	}
+	probesLost = false
+	c.until("evidence again", func() bool { return other.pollCode() == wire.NotPrimary })
+}
+
+// covers QEV-12
+// Once the metadata primary stops probing (its probes lost), every backup
+// stops admitting partition requests no later than the primary does, and
+// at most one probe interval before it.
+func TestBackupsStopAdmittingNoLaterThanPrimary(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	mustOK(t, sent(c.partitionClient().send("s", "t", 1)))
+	clients := make([]*cclient, 3)
+	for i := range clients {
+		clients[i] = c.client(uint64(10 + i))
+		clients[i].connect(i)
+		mustOK(t, clients[i].login())
+	}
+	for range 300 {
+		c.round()
+	}
+	c.drop = func(m node.PeerMessage) bool { return m.Msg.Command == vsr.CmdPing || m.Msg.Command == vsr.CmdPong }
+	stopped := map[int]uint64{}
+	for len(stopped) < 3 {
+		for i, cl := range clients {
+			if _, done := stopped[i]; !done && cl.pollCode() == wire.TransientNotAccepted {
+				stopped[i] = c.ticks
+			}
+		}
+		c.round()
+	}
+	p := c.primary()
+	t.Logf("stopped admitting at ticks %v (primary %d)", stopped, p)
+	for i := range clients {
+		if i != p && (stopped[i] > stopped[p] || stopped[p]-stopped[i] > probeEveryTicks+evidenceMarginTicks) {
+			t.Fatalf("backup %d stopped admitting at tick %d, the primary at %d", i, stopped[i], stopped[p])
+		}
+	}
+}
+
+// probeEveryTicks is the metadata primary's probe interval (evidence.go).
+const probeEveryTicks = 100
+
+// pollCode polls partition 0 of s/t and returns the outcome's code.
+func (cl *cclient) pollCode() wire.Code {
+	code, _, _ := cl.poll("s", "t", 1)
+	return code
+}
