@@ -190,3 +190,93 @@ func (cl *cclient) pollCode() wire.Code {
 	code, _, _ := cl.poll("s", "t", 1)
 	return code
 }
+
+// covers QEV-7
+// A view change keeps the credit a replica held, without restarting its
+// lifetime: with every probe lost from some tick on, the metadata primary
+// is stopped; once both groups have a new primary (some 500 ticks later,
+// within K) the survivors still admit partition requests on the credit
+// they had, and stop admitting by K after the probes were lost, as they
+// would have without the view change.
+func TestViewChangeKeepsCredit(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	mustOK(t, sent(c.partitionClient().send("s", "t", 1)))
+	clients := make([]*cclient, 3)
+	for i := range clients {
+		clients[i] = c.client(uint64(10 + i))
+		clients[i].connect(i)
+		mustOK(t, clients[i].login())
+	}
+	for range 300 {
+		c.round()
+	}
+	c.drop = func(m node.PeerMessage) bool { return m.Msg.Command == vsr.CmdPing || m.Msg.Command == vsr.CmdPong }
+	lostAt, old := c.ticks, c.primary()
+	c.stop(old, false)
+	c.until("a new metadata primary", func() bool { p := c.primary(); return p >= 0 && p != old })
+	c.partitionPrimary()
+	if c.ticks-lostAt >= evidenceTicks-evidenceMarginTicks {
+		t.Fatalf("the view change took %d ticks, past the credit", c.ticks-lostAt)
+	}
+	for i, cl := range clients {
+		if i != old {
+			if code := cl.pollCode(); code == wire.TransientNotAccepted {
+				t.Fatalf("replica %d lost its credit in the view change (%d ticks after the last probe)", i, c.ticks-lostAt)
+			}
+		}
+	}
+	for c.ticks < lostAt+evidenceTicks+evidenceMarginTicks {
+		c.round()
+	}
+	for i, cl := range clients {
+		if i != old {
+			if code := cl.pollCode(); code != wire.TransientNotAccepted {
+				t.Fatalf("replica %d still admits %d ticks after the last probe: %s", i, c.ticks-lostAt, code.Name())
+			}
+		}
+	}
+}
+
+// covers QEV-5
+// A backup without credit (restarted, its primary's probes lost) credits
+// neither a probe from a replica that is not its primary nor one of its
+// primary whose commit it has not applied or that falls short of the head
+// of the view it adopted; a probe of its primary whose commit it applied
+// gives it credit.
+func TestBackupCreditsOnlyCurrentPrimaryProbes(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	mustOK(t, sent(c.partitionClient().send("s", "t", 1)))
+	mp := c.primary()
+	b, other := c.backupOf(mp, 1), c.backupOf(mp, 2)
+	c.stop(b, false)
+	c.start(b)
+	c.drop = func(m node.PeerMessage) bool { return m.Msg.Command == vsr.CmdPing && int(m.Msg.To) == b }
+	c.until("the restarted replica caught up", func() bool { return c.converged(1) })
+	cl := c.client(2)
+	cl.connect(b)
+	c.until("a session", func() bool { return cl.login() == wire.OK })
+	g := c.hosts[b].n.Groups()[0]
+	probe := func(from int, commit uint64) wire.Code {
+		c.hosts[b].n.Step(node.PeerMessage{Msg: vsr.Message{Command: vsr.CmdPing, From: uint8(from), To: uint8(b),
+			View: g.View, Op: 1, Commit: commit}})
+		return cl.pollCode()
+	}
+	for _, p := range []struct {
+		from   int
+		commit uint64
+		what   string
+	}{
+		{other, g.Applied, "a replica that is not the primary"},
+		{mp, g.Applied + 1000, "a commit not applied here"},
+		{mp, 0, "a commit short of the adopted view's head"},
+	} {
+		if code := probe(p.from, p.commit); code != wire.TransientNotAccepted {
+			t.Fatalf("credited a probe from %s: %s", p.what, code.Name())
+		}
+	}
+	if code := probe(mp, c.hosts[b].n.Groups()[0].Applied); code == wire.TransientNotAccepted {
+		t.Fatal("a probe of the primary with an applied commit gave no credit")
+	}
+}
