@@ -280,3 +280,48 @@ func TestBackupCreditsOnlyCurrentPrimaryProbes(t *testing.T) {
 		t.Fatal("a probe of the primary with an applied commit gave no credit")
 	}
 }
+
+// covers QEV-11
+// A delayed probe cannot stretch a backup's credit: a backup's credit runs
+// from the arrival of the probe before the one it credits, so a probe held
+// back 300 ticks and then delivered (no later probe arriving) leaves it
+// admitting no longer than K after the last probe that arrived on time.
+func TestDelayedProbeDoesNotExtendCredit(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	mustOK(t, sent(c.partitionClient().send("s", "t", 1)))
+	b := c.backupOf(c.primary(), 1)
+	cl := c.client(2)
+	cl.connect(b)
+	mustOK(t, cl.login())
+	for range 300 {
+		c.round()
+	}
+	var held *vsr.Message
+	var onTimeAt uint64
+	c.drop = func(m node.PeerMessage) bool {
+		if m.Msg.Command != vsr.CmdPing || int(m.Msg.To) != b {
+			return false
+		}
+		if held == nil && onTimeAt != 0 {
+			msg := m.Msg
+			held = &msg
+		}
+		if onTimeAt == 0 {
+			onTimeAt = c.ticks // this one still arrives
+			return false
+		}
+		return true
+	}
+	c.until("a probe held back", func() bool { return held != nil })
+	for range 300 {
+		c.round()
+	}
+	c.hosts[b].n.Step(node.PeerMessage{Msg: *held})
+	for cl.pollCode() != wire.TransientNotAccepted {
+		c.round()
+	}
+	if c.ticks > onTimeAt+evidenceTicks+evidenceMarginTicks {
+		t.Fatalf("admitted until %d ticks after the last probe on time", c.ticks-onTimeAt)
+	}
+}
