@@ -76,6 +76,7 @@ start() {
 	mkdir -p "$WORK/data"
 	if [[ $setup == single ]]; then
 		log=$WORK/single.log
+		rm -f "$log" # so wait_ready never reads an earlier run's log
 		env -i PATH="$PATH" HOME="${HOME:-/root}" IGGY_SYSTEM_PATH="$WORK/data/single" \
 			IGGY_TCP_ADDRESS="127.0.0.1:$BASE_PORT" IGGY_HTTP_ENABLED=false IGGY_QUIC_ENABLED=false \
 			IGGY_WEBSOCKET_ENABLED=false "$WORK/iggy-server" --with-default-root-credentials >"$log" 2>&1 &
@@ -88,6 +89,7 @@ start() {
 	local addrs=()
 	for ((i = 0; i < NODES; i++)); do
 		log=$WORK/node-$i.log
+		rm -f "$log"
 		env -i PATH="$PATH" HOME="${HOME:-/root}" IGGY_CONFIG_PATH="$WORK/data/config.toml" \
 			IGGY_SYSTEM_PATH="$WORK/data/node-$i" "$WORK/iggy-server" --replica-id "$i" \
 			--with-default-root-credentials >"$log" 2>&1 &
