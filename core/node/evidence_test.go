@@ -151,19 +151,7 @@ func TestRestartedReplicaWaitsForEvidence(t *testing.T) {
 // stops admitting partition requests no later than the primary does, and
 // at most one probe interval before it.
 func TestBackupsStopAdmittingNoLaterThanPrimary(t *testing.T) {
-	c := newTestCluster(t, 3, 0)
-	c.until("root", func() bool { return c.converged(1) })
-	mustOK(t, sent(c.partitionClient().send("s", "t", 1)))
-	clients := make([]*cclient, 3)
-	for i := range clients {
-		clients[i] = c.client(uint64(10 + i))
-		clients[i].connect(i)
-		mustOK(t, clients[i].login())
-	}
-	for range 300 {
-		c.round()
-	}
-	c.drop = func(m node.PeerMessage) bool { return m.Msg.Command == vsr.CmdPing || m.Msg.Command == vsr.CmdPong }
+	c, clients := probesLostWithCredit(t)
 	stopped := map[int]uint64{}
 	for len(stopped) < 3 {
 		for i, cl := range clients {
@@ -180,6 +168,26 @@ func TestBackupsStopAdmittingNoLaterThanPrimary(t *testing.T) {
 			t.Fatalf("backup %d stopped admitting at tick %d, the primary at %d", i, stopped[i], stopped[p])
 		}
 	}
+}
+
+// probesLostWithCredit starts a set of three with a partition, a client
+// logged in on every replica, and credit everywhere; then every probe and
+// answer is lost.
+func probesLostWithCredit(t *testing.T) (*testCluster, []*cclient) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	mustOK(t, sent(c.partitionClient().send("s", "t", 1)))
+	clients := make([]*cclient, 3)
+	for i := range clients {
+		clients[i] = c.client(uint64(10 + i))
+		clients[i].connect(i)
+		mustOK(t, clients[i].login())
+	}
+	for range 300 {
+		c.round()
+	}
+	c.drop = func(m node.PeerMessage) bool { return m.Msg.Command == vsr.CmdPing || m.Msg.Command == vsr.CmdPong }
+	return c, clients
 }
 
 // probeEveryTicks is the metadata primary's probe interval (evidence.go).
@@ -199,19 +207,7 @@ func (cl *cclient) pollCode() wire.Code {
 // they had, and stop admitting by K after the probes were lost, as they
 // would have without the view change.
 func TestViewChangeKeepsCredit(t *testing.T) {
-	c := newTestCluster(t, 3, 0)
-	c.until("root", func() bool { return c.converged(1) })
-	mustOK(t, sent(c.partitionClient().send("s", "t", 1)))
-	clients := make([]*cclient, 3)
-	for i := range clients {
-		clients[i] = c.client(uint64(10 + i))
-		clients[i].connect(i)
-		mustOK(t, clients[i].login())
-	}
-	for range 300 {
-		c.round()
-	}
-	c.drop = func(m node.PeerMessage) bool { return m.Msg.Command == vsr.CmdPing || m.Msg.Command == vsr.CmdPong }
+	c, clients := probesLostWithCredit(t)
 	lostAt, old := c.ticks, c.primary()
 	c.stop(old, false)
 	c.until("a new metadata primary", func() bool { p := c.primary(); return p >= 0 && p != old })
