@@ -3,6 +3,7 @@ package e2e
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,9 +38,10 @@ func startCluster(t *testing.T, n int, withoutRoot ...int) *testCluster {
 	dir := t.TempDir()
 	tc := &testCluster{t: t}
 	var replicaPorts []string
-	for range n {
-		tc.addrs = append(tc.addrs, freeAddr(t))
-		replicaPorts = append(replicaPorts, portOf(t, freeAddr(t)))
+	free := distinctFreeAddrs(t, 2*n)
+	for i := range n {
+		tc.addrs = append(tc.addrs, free[i])
+		replicaPorts = append(replicaPorts, portOf(t, free[n+i]))
 	}
 	tcpPorts := make([]string, n)
 	for i, a := range tc.addrs {
@@ -58,6 +60,23 @@ func startCluster(t *testing.T, n int, withoutRoot ...int) *testCluster {
 		s.waitReady()
 	}
 	return tc
+}
+
+// distinctFreeAddrs picks n free loopback addresses, all different: each
+// listener stays open until all are picked (freeAddr one after another may
+// hand out a port it just released, which the roster refuses as a clash).
+func distinctFreeAddrs(t *testing.T, n int) []string {
+	t.Helper()
+	var addrs []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("pick a free port: %v", err)
+		}
+		defer l.Close()
+		addrs = append(addrs, l.Addr().String())
+	}
+	return addrs
 }
 
 // writeRoster writes a config file of a replica set on 127.0.0.1 whose
