@@ -22,15 +22,9 @@ var unhonoured = []struct {
 	partly      bool // read, but most of what it promises is not built
 }{
 	{"cluster.coordinator.skip_shard_zero_", "a replica runs one shard", false},
-	{"cluster.commit_broadcast_interval", "the VSR timings are constants of the core", false},
-	{"cluster.prepare_retransmit_interval", "the VSR timings are constants of the core", false},
-	{"cluster.view_change_retransmit_interval", "the VSR timings are constants of the core", false},
-	{"cluster.view_change_status_timeout", "the VSR timings are constants of the core", false},
-	{"cluster.request_start_view_retransmit_interval", "the VSR timings are constants of the core", false},
-	{"cluster.view_probe_attempts_max", "the VSR timings are constants of the core", false},
-	{"cluster.repair_retry_interval", "the VSR timings are constants of the core", false},
-	{"cluster.repair_chunk_max", "the repair bounds are constants of the core", false},
-	{"cluster.superblock_wedged_fatal_timeout", "the VSR timings are constants of the core", false},
+	{"cluster.prepare_retransmit_interval", "a backup asks for missing prepares (repair); the primary does not resend them", false},
+	{"cluster.view_probe_attempts_max", "a backup votes after heartbeat_timeout of silence, not after counted probes", false},
+	{"cluster.superblock_wedged_fatal_timeout", "a wedged superblock write has no deadline yet", false},
 	{"message_bus.client_queue_capacity", "client flow control is not built yet", false},
 	{"message_bus.client_write_stall_timeout", "client flow control is not built yet", false},
 	{"message_bus.client_request_queue_bytes_max", "client flow control is not built yet", false},

@@ -186,6 +186,7 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 	tick := clock.TickMillis * time.Millisecond
 	// Quorum evidence lasts cluster.heartbeat_timeout + 3 s (QEV-2).
 	nc.EvidenceTicks = uint64((cfg.Cluster.HeartbeatTimeout + evidenceSlack) / tick)
+	nc.VSR = vsrTimeouts(cfg.Cluster)
 	// Deferred polls wait in ticks; a shorter max_wait still waits one tick.
 	nc.DeferredPollMaxWaitTicks = max(uint64(cfg.Sharding.DeferredPollMaxWait/tick), 1)
 	nc.DeferredPollMaxPending = cfg.Sharding.DeferredPollMaxPending

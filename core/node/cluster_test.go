@@ -8,6 +8,7 @@ import (
 
 	"github.com/iggygo/iggy/core/mark"
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/compute"
 	simdisk "github.com/iggygo/iggy/sim/disk"
@@ -46,6 +47,10 @@ type testCluster struct {
 	heartbeat uint64
 	// drop, when set, loses the peer messages it matches.
 	drop func(node.PeerMessage) bool
+	// roster, when set, is every replica's Config.Roster.
+	roster []node.RosterNode
+	// vsr is every replica's Config.VSR (zero: the core's defaults).
+	vsr vsr.Timeouts
 	// fatals, when set, takes a replica's fatal error (the replica stops)
 	// instead of failing the test: for tests of refusals at boot.
 	fatals map[int]string
@@ -83,7 +88,8 @@ func (c *testCluster) start(i int) {
 		Replica: uint8(i), Replicas: uint8(len(c.hosts)), Marks: c.marks,
 		CheckpointEveryOps: c.every, PartitionCheckpointEveryOps: c.every, ReplicaWindowOps: int(c.every),
 		RepairMemoryBytesMax: c.repairBytes, Root: rootCredentials("iggy", "iggy"),
-		HeartbeatIntervalTicks: c.heartbeat, Encryption: c.encryption[i],
+		HeartbeatIntervalTicks: c.heartbeat, Roster: c.roster, VSR: c.vsr,
+		Encryption: c.encryption[i],
 	}
 	h.n = node.New(cfg, simCrypto{rng: rand.New(rand.NewPCG(uint64(i), 1))})
 	h.replies = map[bus.ConnID][][]byte{}
