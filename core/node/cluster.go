@@ -68,6 +68,7 @@ func (n *Node) MetadataDigest() uint64 {
 
 // onPeer steps a message of another replica into its group.
 func (n *Node) onPeer(m PeerMessage) {
+	n.heard(m.Msg.From)
 	if m.Group != (GroupID{}) {
 		n.onGroupPeer(m)
 		return
@@ -94,7 +95,7 @@ func (n *Node) onPeer(m PeerMessage) {
 func (n *Node) replicaConfig(sb vsr.Superblock) vsr.Config {
 	return vsr.Config{
 		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Superblock: sb, Marks: n.cfg.Marks,
-		WindowOps: n.cfg.ReplicaWindowOps,
+		WindowOps: n.cfg.ReplicaWindowOps, Timeouts: n.cfg.VSR,
 	}
 }
 

@@ -21,7 +21,7 @@ func flowFrame(op wire.Operation, size int) []byte {
 func flowBusy(t *testing.T, bytesMax uint64) (*Node, *conn) {
 	t.Helper()
 	n := New(Config{ServerVersion: "test", SegmentSizeBytes: 1 << 20, RequestQueueBytesMax: bytesMax}, nil)
-	n.Step(bus.ConnOpened{Conn: 1, Transport: bus.TransportTCP, Addr: "127.0.0.1:1"})
+	n.Step(ConnOpened{Conn: 1, Transport: bus.TransportTCP, Addr: "127.0.0.1:1"})
 	c := n.conns[1]
 	c.busy = true
 	return n, c
@@ -51,13 +51,13 @@ func refused(t *testing.T, r bus.Reply) wire.Code {
 func TestRequestQueueFramesCap(t *testing.T) {
 	n, c := flowBusy(t, 0)
 	for range connQueuedFramesMax {
-		n.Step(bus.ClientFrame{Conn: 1, Frame: flowFrame(wire.OpNonReplicated, 0)})
+		n.Step(ClientFrame{Conn: 1, Frame: flowFrame(wire.OpNonReplicated, 0)})
 	}
 	if got := n.TakeReady().Replies; len(got) != 0 || len(c.queued) != connQueuedFramesMax {
 		t.Fatalf("%d frames queued, %d replies; want %d queued, no reply", len(c.queued), len(got), connQueuedFramesMax)
 	}
 	for _, op := range []wire.Operation{wire.OpNonReplicated, wire.OpCreateStream, wire.OpSendMessages, wire.OpRegister} {
-		n.Step(bus.ClientFrame{Conn: 1, Frame: flowFrame(op, 16)})
+		n.Step(ClientFrame{Conn: 1, Frame: flowFrame(op, 16)})
 		got := n.TakeReady().Replies
 		if len(got) != 1 || refused(t, got[0]) != wire.TransientNotAccepted {
 			t.Fatalf("frame %d past the cap (%v): replies %+v, want one 58", connQueuedFramesMax+1, op, got)
@@ -76,11 +76,11 @@ func TestRequestQueueBytesCap(t *testing.T) {
 	const bytesMax = 4096
 	n, c := flowBusy(t, bytesMax)
 	big := flowFrame(wire.OpCreateStream, 2*bytesMax)
-	n.Step(bus.ClientFrame{Conn: 1, Frame: big})
+	n.Step(ClientFrame{Conn: 1, Frame: big})
 	if got := n.TakeReady().Replies; len(got) != 0 || len(c.queued) != 1 {
 		t.Fatalf("a frame of %d bytes at an empty queue: %d replies, %d queued; want it queued", len(big), len(got), len(c.queued))
 	}
-	n.Step(bus.ClientFrame{Conn: 1, Frame: flowFrame(wire.OpNonReplicated, 0)})
+	n.Step(ClientFrame{Conn: 1, Frame: flowFrame(wire.OpNonReplicated, 0)})
 	if got := n.TakeReady().Replies; len(got) != 1 || refused(t, got[0]) != wire.TransientNotAccepted {
 		t.Fatalf("a frame past %d queued bytes: replies %+v, want one 58", bytesMax, got)
 	}
@@ -88,9 +88,9 @@ func TestRequestQueueBytesCap(t *testing.T) {
 	n, c = flowBusy(t, bytesMax)
 	small := flowFrame(wire.OpNonReplicated, 1000) // 1256 bytes: three fit, a fourth does not
 	for range 3 {
-		n.Step(bus.ClientFrame{Conn: 1, Frame: small})
+		n.Step(ClientFrame{Conn: 1, Frame: small})
 	}
-	n.Step(bus.ClientFrame{Conn: 1, Frame: small})
+	n.Step(ClientFrame{Conn: 1, Frame: small})
 	got := n.TakeReady().Replies
 	if len(got) != 1 || refused(t, got[0]) != wire.TransientNotAccepted || len(c.queued) != 3 || c.queuedBytes != 3*uint64(len(small)) {
 		t.Fatalf("4 frames of %d bytes under a cap of %d: %d replies, %d queued (%d bytes); want the fourth refused",
