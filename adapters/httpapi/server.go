@@ -220,7 +220,7 @@ func (s *Server) sweepLoop() {
 // request metrics.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	rec := &statusWriter{ResponseWriter: w, status: http.StatusOK, stall: s.hub.Limits().WriteStallTimeout}
 	_, pattern := s.mux.Handler(r)
 	route := pattern
 	if route == "" {
@@ -244,17 +244,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(rec, r)
 }
 
-// statusWriter remembers the status for the metrics.
+// statusWriter remembers the status for the metrics, and gives the
+// response message_bus.client_write_stall_timeout to be written from its
+// first byte (FLOW-4 as it applies to HTTP: a client that stops reading
+// loses its connection, not the server's memory for long). The wait for
+// the node before the first byte is not part of it.
 type statusWriter struct {
 	http.ResponseWriter
 	status   int
 	wrote    bool
 	quiet404 bool
+	stall    time.Duration // 0: no write deadline
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if !w.wrote {
 		w.status, w.wrote = code, true
+		if w.stall > 0 {
+			_ = http.NewResponseController(w.ResponseWriter).SetWriteDeadline(time.Now().Add(w.stall))
+		}
 	}
 	if code == http.StatusNotFound && w.quiet404 {
 		w.Header().Del("Content-Type")

@@ -77,9 +77,13 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err := plan.pin(); err != nil {
 		log.Warn("cannot pin the server's threads; they run unpinned", "err", err)
 	}
-	hub := transport.NewHubLimits(transport.Limits{Grace: cfg.MessageBus.HandshakeGrace, ConnectionsMax: connsMax})
+	hub := transport.NewHubLimits(transport.Limits{Grace: cfg.MessageBus.HandshakeGrace, ConnectionsMax: connsMax,
+		ReplyQueueCapacity: int(cfg.MessageBus.ClientQueueCapacity), WriteStallTimeout: cfg.MessageBus.ClientWriteStallTimeout})
 	log.Info("client connection limits", "connections_max", connsMax, "handshake_grace", cfg.MessageBus.HandshakeGrace,
-		"pre_login_frame_bytes_max", transport.PreLoginFrameBytesMax, "pre_login_bytes_max", transport.PreLoginBytesMax)
+		"pre_login_frame_bytes_max", transport.PreLoginFrameBytesMax, "pre_login_bytes_max", transport.PreLoginBytesMax,
+		"client_queue_capacity", cfg.MessageBus.ClientQueueCapacity, "reply_queue_bytes_max", transport.ReplyQueueBytesMax,
+		"client_write_stall_timeout", cfg.MessageBus.ClientWriteStallTimeout,
+		"client_request_queue_bytes_max", cfg.MessageBus.ClientRequestQueueBytesMax)
 	counters := &server.Counters{}
 	listeners := &listeners{counters: counters, self: self}
 	defer listeners.close(hub)
@@ -177,6 +181,8 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		CheckpointEveryOps: uint64(cfg.Metadata.JournalSlots),
 		PartitionsMax:      cfg.Metadata.PartitionsMax,
 		ClientsTableMax:    cfg.Metadata.ClientsTableMax,
+		// FLOW-6: the bytes of a connection's queued requests.
+		RequestQueueBytesMax: cfg.MessageBus.ClientRequestQueueBytesMax,
 		// 0 is "all", as in config.ReplicationAll.
 		DefaultReplicationFactor: uint8(cfg.Cluster.DefaultReplicationFactor),
 		SkipReadChecksums:        !cfg.System.Partition.ValidateChecksum,

@@ -55,6 +55,10 @@ type Config struct {
 	// ClientsTableMax is metadata.clients_table_max, the sessions the client
 	// table holds (SESS-30); 0 = clientsMax.
 	ClientsTableMax uint32
+	// RequestQueueBytesMax is message_bus.client_request_queue_bytes_max,
+	// the bytes of the frames one connection may queue behind its request
+	// in flight (FLOW-6); 0 = requestQueueBytesMaxDefault.
+	RequestQueueBytesMax uint64
 	// Encryption is the server key material (encryption.go).
 	Encryption Encryption
 	// DeferredPollMaxWaitTicks (sharding.deferred_poll_max_wait) cuts a
@@ -126,6 +130,9 @@ func (c *Config) validate() {
 	}
 	if c.ClusterName == "" {
 		c.ClusterName = "single-node"
+	}
+	if c.RequestQueueBytesMax == 0 {
+		c.RequestQueueBytesMax = requestQueueBytesMaxDefault
 	}
 	if c.Replicas > vsr.ReplicasMax {
 		assert.Failf("%d replicas, at most %d", c.Replicas, vsr.ReplicasMax)

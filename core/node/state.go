@@ -40,7 +40,12 @@ type state struct {
 	installing               *vsr.Install // a state transfer waiting for the checkpoint under way
 
 	clients map[wire.U128]*client
-	conns   map[bus.ConnID]*conn
+	// clientsLimit is the client table's capacity committed by the first
+	// stamped register this metadata group applied (0: none yet). It binds
+	// every later register whatever the configuration says now (SESS-29)
+	// and is part of the checkpoint image (SESS-28).
+	clientsLimit int
+	conns        map[bus.ConnID]*conn
 
 	partitions map[partKey]*partition.Log
 	// remotes mirror the partitions other shards host (front only, shards.go).
