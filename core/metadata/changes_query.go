@@ -10,7 +10,9 @@ func (s *State) Changes(q wire.ChangesRequest) wire.ChangesReply {
 	if l.history == 0 {
 		end.History = 1 // an empty log still hands out a cursor
 	}
-	var after uint64
+	// earliest starts where the log is complete for the requested groups,
+	// so a cursor taken from it expires only through later evictions.
+	after := l.floor(q)
 	switch q.Start {
 	case wire.ChangeStartLatest:
 		return wire.ChangesReply{Status: wire.ChangeStatusOK, Cursor: end.String()} // MCL-10
@@ -31,15 +33,22 @@ func (s *State) Changes(q wire.ChangesRequest) wire.ChangesReply {
 
 // lost reports whether a ring holding a requested group evicted a record
 // after seq.
-func (l *changeLog) lost(q wire.ChangesRequest, seq uint64) bool {
-	resource, activity := false, false
+func (l *changeLog) lost(q wire.ChangesRequest, seq uint64) bool { return l.floor(q) > seq }
+
+// floor is the highest seq evicted from a ring holding a requested group.
+func (l *changeLog) floor(q wire.ChangesRequest) uint64 {
+	var f uint64
 	for g := range wire.ChangeGroup(len(wire.ChangeGroupNames)) {
-		if q.Selects(g) {
-			activity = activity || activityGroup(g)
-			resource = resource || !activityGroup(g)
+		if !q.Selects(g) {
+			continue
+		}
+		if activityGroup(g) {
+			f = max(f, l.activity.evictedSeq)
+		} else {
+			f = max(f, l.resource.evictedSeq)
 		}
 	}
-	return (resource && l.resource.evictedSeq > seq) || (activity && l.activity.evictedSeq > seq)
+	return f
 }
 
 // page merges both rings in seq order from after, keeping the records the
