@@ -204,14 +204,14 @@ func EncodeChangesReply(w *Writer, p ChangesReply) {
 // DecodeChangesReply reads a reply body (client side).
 func DecodeChangesReply(body []byte) (ChangesReply, Code) {
 	r := NewReader(body)
-	p := ChangesReply{Status: ChangeStatus(r.U8()), HasMore: r.Bool(), Cursor: r.Str8(), PageToken: r.Str8()}
+	p := ChangesReply{Status: ChangeStatus(r.U8()), HasMore: strictBool(r), Cursor: r.Str8(), PageToken: r.Str8()}
 	count := r.U32()
 	if r.Err() != OK || uint64(count)*changeRecordFixedBytes > uint64(r.Len()) || p.Status > ChangeStatusReset {
 		return ChangesReply{}, InvalidCommand
 	}
 	p.Records = make([]ChangeRecord, 0, count)
 	for range count {
-		c := ChangeRecord{Seq: r.U64(), Op: r.U64(), TimeMicros: r.U64(), Group: ChangeGroup(r.U8()), HasUser: r.Bool(), UserID: r.U32(), Kind: r.Str8()}
+		c := ChangeRecord{Seq: r.U64(), Op: r.U64(), TimeMicros: r.U64(), Group: ChangeGroup(r.U8()), HasUser: strictBool(r), UserID: r.U32(), Kind: r.Str8()}
 		c.Body = r.Bytes(int(r.U32()))
 		if c.Group >= changeGroupCount {
 			r.Fail(InvalidCommand)
@@ -303,4 +303,13 @@ func tokenBody(s, prefix string, n int) (*Reader, bool) {
 		return nil, false
 	}
 	return NewReader(b), true
+}
+
+// strictBool reads a u8 that must be 0 or 1.
+func strictBool(r *Reader) bool {
+	v := r.U8()
+	if v > 1 {
+		r.Fail(InvalidCommand)
+	}
+	return v == 1
 }
