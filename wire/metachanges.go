@@ -81,7 +81,7 @@ const (
 	// ChangeLimitMax bounds a request's limit (MCL-14).
 	ChangeLimitMax = 1000
 	// ChangePageBytesMax is where a page ends (MCL-18).
-	ChangePageBytesMax = 1 << 20
+	ChangePageBytesMax    = 1 << 20
 	changeRequestBytesMin = 1 + 2 + 8 + 8 + 4 + 1
 	// changeRecordFixedBytes is a record's size without its kind and body.
 	changeRecordFixedBytes = 8 + 8 + 8 + 1 + 1 + 4 + 1 + 4
