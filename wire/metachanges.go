@@ -137,7 +137,29 @@ func DecodeChangesRequest(body []byte) (ChangesRequest, Code) {
 	if !tokenFits(q.Start, q.Token) {
 		return ChangesRequest{}, InvalidCommand
 	}
+	if q.Start == ChangeStartCurrent && !parentsSelected(q) {
+		return ChangesRequest{}, InvalidCommand
+	}
 	return q, OK
+}
+
+// changeGroupParent is each group's parent in the present state (a group
+// is its own parent at the root).
+var changeGroupParent = [changeGroupCount]ChangeGroup{
+	GroupStreams: GroupStreams, GroupTopics: GroupStreams, GroupPartitions: GroupTopics,
+	GroupConsumerGroups: GroupTopics, GroupConsumerGroupMembers: GroupConsumerGroups,
+	GroupUsers: GroupUsers, GroupPersonalAccessTokens: GroupUsers, GroupSessions: GroupUsers,
+}
+
+// parentsSelected checks that a current request names the parent groups
+// of every group it names (MCL-17).
+func parentsSelected(q ChangesRequest) bool {
+	for g := range changeGroupCount {
+		if q.Selects(g) && !q.Selects(changeGroupParent[g]) {
+			return false
+		}
+	}
+	return true
 }
 
 // tokenFits checks the token against the start: a cursor start needs an
@@ -232,15 +254,16 @@ type ChangeCursor struct {
 	Op      uint64
 }
 
-// StatePageToken continues a current walk: the history, the anchor cursor
-// the walk started at, and the next stream id, topic id and user id to walk
-// (Phase 0 walks streams and topics, phase 1 users).
+// StatePageToken continues a current walk: the anchor cursor the walk
+// started at and the next position. Phase 0 walks streams (Major = stream
+// id; Minor 0 = the stream's own item, t+1 = topic t), phase 1 users
+// (Major = user id); Item is the index of the next item of that unit.
 type StatePageToken struct {
 	Anchor ChangeCursor
 	Phase  uint8
-	Stream uint32
-	Topic  uint32
-	User   uint32
+	Major  uint32
+	Minor  uint32
+	Item   uint32
 }
 
 const (
@@ -276,9 +299,9 @@ func (t StatePageToken) String() string {
 	w := &Writer{}
 	t.Anchor.put(w)
 	w.U8(t.Phase)
-	w.U32(t.Stream)
-	w.U32(t.Topic)
-	w.U32(t.User)
+	w.U32(t.Major)
+	w.U32(t.Minor)
+	w.U32(t.Item)
 	return pageTokenPrefix + hex.EncodeToString(w.Buf)
 }
 
@@ -288,7 +311,7 @@ func ParseStatePageToken(s string) (StatePageToken, bool) {
 	if !ok {
 		return StatePageToken{}, false
 	}
-	t := StatePageToken{Anchor: ChangeCursor{History: r.U64(), Seq: r.U64(), Op: r.U64()}, Phase: r.U8(), Stream: r.U32(), Topic: r.U32(), User: r.U32()}
+	t := StatePageToken{Anchor: ChangeCursor{History: r.U64(), Seq: r.U64(), Op: r.U64()}, Phase: r.U8(), Major: r.U32(), Minor: r.U32(), Item: r.U32()}
 	return t, t.Anchor.History != 0 && t.Phase <= 1
 }
 

@@ -42,7 +42,7 @@ func TestChangesVectors(t *testing.T) {
 	}
 }
 
-// covers MCL-14, MCL-15, MCL-16
+// covers MCL-14, MCL-15, MCL-16, MCL-17
 func TestChangesRequestRules(t *testing.T) {
 	ok := ChangesRequest{Start: ChangeStartEarliest, Limit: 1}
 	cases := []struct {
@@ -64,6 +64,10 @@ func TestChangesRequestRules(t *testing.T) {
 		{"cursor with earliest", ChangesRequest{Start: ChangeStartEarliest, Limit: 1, Token: goldenCursor.String()}, InvalidCommand},
 		{"unknown group", ChangesRequest{Start: ChangeStartEarliest, Limit: 1, Groups: 1 << 8}, InvalidCommand},
 		{"unknown start", ChangesRequest{Start: 4, Limit: 1}, InvalidCommand},
+		{"current topics without streams", ChangesRequest{Start: ChangeStartCurrent, Limit: 1, Groups: 1 << GroupTopics}, InvalidCommand},
+		{"current members without groups", ChangesRequest{Start: ChangeStartCurrent, Limit: 1, Groups: 1<<GroupStreams | 1<<GroupTopics | 1<<GroupConsumerGroupMembers}, InvalidCommand},
+		{"current streams and topics", ChangesRequest{Start: ChangeStartCurrent, Limit: 1, Groups: 1<<GroupStreams | 1<<GroupTopics}, OK},
+		{"history topics alone", ChangesRequest{Start: ChangeStartEarliest, Limit: 1, Groups: 1 << GroupTopics}, OK},
 	}
 	for _, c := range cases {
 		w := &Writer{}
@@ -80,7 +84,7 @@ func TestChangeTokensRoundTrip(t *testing.T) {
 	if !ok || c != goldenCursor {
 		t.Fatal("cursor round trip")
 	}
-	pt := StatePageToken{Anchor: goldenCursor, Phase: 1, Stream: 3, Topic: 4, User: 5}
+	pt := StatePageToken{Anchor: goldenCursor, Phase: 1, Major: 3, Minor: 4, Item: 5}
 	if back, ok := ParseStatePageToken(pt.String()); !ok || back != pt {
 		t.Fatal("page token round trip")
 	}

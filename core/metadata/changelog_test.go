@@ -191,3 +191,63 @@ func TestChangeLogPageBytes(t *testing.T) {
 		t.Fatalf("ring bodies %d bytes, evicted up to %d", r.bodyBytes, r.evictedSeq)
 	}
 }
+
+// current reads every item of the present state, page by page.
+func current(t *testing.T, s *State, groups uint16, limit uint32) (items []wire.ChangeRecord, anchor string, pages int) {
+	t.Helper()
+	q := wire.ChangesRequest{Start: wire.ChangeStartCurrent, Groups: groups, Limit: limit}
+	for range 10_000 {
+		p := s.Current(q)
+		pages++
+		if p.Status != wire.ChangeStatusOK || p.Cursor == "" || (anchor != "" && p.Cursor != anchor) {
+			t.Fatalf("page %+v", p)
+		}
+		anchor = p.Cursor
+		items = append(items, p.Records...)
+		if !p.HasMore {
+			return items, anchor, pages
+		}
+		q.Token = p.PageToken
+	}
+	t.Fatal("paging did not end")
+	return nil, "", 0
+}
+
+// covers MCL-11, MCL-25
+func TestChangeLogCurrentPages(t *testing.T) {
+	f := newGroupFixture(t, 2)
+	f.ok(RootUserID, &JoinConsumerGroup{Stream: num(f.sid), Topic: num(f.tid), Group: num(0), Client: client(1)})
+	s2 := f.stream("s2")
+	f.topic(s2, "t2", 1)
+	f.user("user1", nil)
+	for _, limit := range []uint32{1, 2, 1000} {
+		items, anchor, _ := current(t, f.s, 0, limit)
+		if got := kinds(items); got != "stream topic partitions consumer_group member stream topic partitions user user" {
+			t.Fatalf("limit %d: %s", limit, got)
+		}
+		f.stream("s3")
+		p := f.s.Changes(wire.ChangesRequest{Start: wire.ChangeStartCursor, Token: anchor, Limit: 10})
+		if p.Status != wire.ChangeStatusOK || kinds(p.Records) != "stream.created" {
+			t.Fatalf("history from the anchor: %+v", p)
+		}
+		f.ok(RootUserID, &DeleteStream{Stream: named("s3")})
+	}
+	items, _, _ := current(t, f.s, 1<<wire.GroupStreams|1<<wire.GroupTopics, 1)
+	if kinds(items) != "stream topic stream topic" {
+		t.Fatalf("streams and topics: %s", kinds(items))
+	}
+}
+
+// covers MCL-20
+func TestChangeLogCurrentWalkBound(t *testing.T) {
+	s := New()
+	s.lastOp = 1
+	for i := range uint32(changeWalkEntriesMax + 10) {
+		st := &Stream{ID: i, Name: "s", CreatedOp: 1, topicNames: map[string]uint32{}}
+		s.streams = append(s.streams, st)
+	}
+	items, _, pages := current(t, s, 1<<wire.GroupUsers, 1000)
+	if len(items) != 0 || pages != 2 {
+		t.Fatalf("%d items in %d pages: a page ends after walking %d entries", len(items), pages, changeWalkEntriesMax)
+	}
+}

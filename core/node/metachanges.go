@@ -17,12 +17,12 @@ func (n *Node) getMetadataChanges(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
-	if q.Start == wire.ChangeStartCurrent {
-		n.deny(c, h, wire.FeatureUnavailable) // state paging is not built yet
-		return
-	}
 	w := &wire.Writer{}
-	wire.EncodeChangesReply(w, n.meta.Changes(q))
+	if q.Start == wire.ChangeStartCurrent {
+		wire.EncodeChangesReply(w, n.meta.Current(q))
+	} else {
+		wire.EncodeChangesReply(w, n.meta.Changes(q))
+	}
 	n.raw(c, h, w.Buf)
 }
 
