@@ -17,7 +17,7 @@ const optKeyWraps = "encryption_key_wraps"
 // ref names one incarnation of a stream or topic (MCL-26): ids are reused.
 type ref struct {
 	ID        uint32 `json:"id"`
-	CreatedOp uint64 `json:"created_op"`
+	CreatedOp uint64 `json:"created_op,omitempty"` // streams and topics only
 	Name      string `json:"name,omitempty"`
 }
 
