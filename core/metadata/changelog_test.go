@@ -96,7 +96,7 @@ func TestChangeLogStreamOptionsHideWraps(t *testing.T) {
 	}
 }
 
-// covers MCL-10, MCL-21, MCL-22, MCL-23, MCL-24, MCL-29, MCL-30
+// covers MCL-10, MCL-12, MCL-21, MCL-22, MCL-23, MCL-24, MCL-29, MCL-30
 func TestChangeLogRingsAndStatuses(t *testing.T) {
 	h := newHarness(t)
 	h.s.SetChangeLogCapacity(4, 2)
@@ -249,5 +249,22 @@ func TestChangeLogCurrentWalkBound(t *testing.T) {
 	items, _, pages := current(t, s, 1<<wire.GroupUsers, 1000)
 	if len(items) != 0 || pages != 2 {
 		t.Fatalf("%d items in %d pages: a page ends after walking %d entries", len(items), pages, changeWalkEntriesMax)
+	}
+}
+
+// covers MCL-9, MCL-13
+func TestChangeLogTimeRange(t *testing.T) {
+	h := newHarness(t) // op 1 at now+1000
+	h.stream("a")      // op 2 at now+2000
+	h.stream("b")      // op 3 at now+3000
+	h.stream("c")      // op 4 at now+4000
+	q := wire.ChangesRequest{Start: wire.ChangeStartEarliest, Limit: 10, FromMicros: h.now - 2000, ToMicros: h.now - 1000}
+	p := h.s.Changes(q)
+	if p.Status != wire.ChangeStatusOK || len(p.Records) != 2 || p.Records[0].Op != 2 || p.Records[1].Op != 3 {
+		t.Fatalf("range page %+v", p)
+	}
+	q = wire.ChangesRequest{Start: wire.ChangeStartCursor, Token: p.Cursor, Limit: 10}
+	if p = h.s.Changes(q); len(p.Records) != 1 || p.Records[0].Op != 4 {
+		t.Fatalf("after the range %+v", p)
 	}
 }

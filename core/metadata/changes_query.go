@@ -65,7 +65,10 @@ func (l *changeLog) page(q wire.ChangesRequest, after uint64, end wire.ChangeCur
 		} else {
 			rec, j = as[j], j+1
 		}
-		if !q.Selects(rec.Group) || !inRange(q, rec.TimeMicros) {
+		if q.ToMicros != 0 && rec.TimeMicros > q.ToMicros {
+			break // op times ascend: the cursor stays where the range ends
+		}
+		if !q.Selects(rec.Group) || rec.TimeMicros < q.FromMicros {
 			last = rec.Seq
 			continue
 		}
@@ -108,8 +111,4 @@ func (r *changeRing) from(after uint64) int {
 		}
 	}
 	return lo
-}
-
-func inRange(q wire.ChangesRequest, t uint64) bool {
-	return t >= q.FromMicros && (q.ToMicros == 0 || t <= q.ToMicros)
 }
