@@ -61,7 +61,7 @@ func (f *follower) drain(t *testing.T, h *httpServer, token string) {
 	t.Fatal("paging did not end")
 }
 
-// covers MCL-5, MCL-6, MCL-7, MCL-8, MCL-9, MCL-21, MCL-33
+// covers MCL-5, MCL-6, MCL-7, MCL-8, MCL-9, MCL-11, MCL-14, MCL-16, MCL-17, MCL-21, MCL-33
 func TestMetadataChangesFollowAcrossRestart(t *testing.T) {
 	h := startHTTPServer(t, nil)
 	c := h.root()
@@ -101,6 +101,27 @@ func TestMetadataChangesFollowAcrossRestart(t *testing.T) {
 			t.Fatalf("seen %v, want kinds %v", f.seen, want)
 		}
 	}
+	// current pages the present state, then history follows from its anchor.
+	var kindsNow []string
+	q := url.Values{"start": {"current"}, "limit": {"1"}}
+	for range 20 {
+		var p struct {
+			changesPage
+			PageToken *string `json:"page_token"`
+		}
+		h.do(t, "GET", "/metadata/changes?"+q.Encode(), token, nil).ok(t, 200, "current").json(t, &p)
+		for _, rec := range p.Records {
+			kindsNow = append(kindsNow, rec.Kind)
+		}
+		if p.PageToken == nil {
+			break
+		}
+		q.Set("page_token", *p.PageToken)
+	}
+	if fmt.Sprint(kindsNow) != "[stream user user]" {
+		t.Fatalf("current items %v", kindsNow)
+	}
+	h.do(t, "GET", "/metadata/changes?start=current&groups=topics", token, nil).fails(t, 400, uint32(wire.InvalidCommand), "", "topics without streams")
 	// The binary client reads the same history (MCL-5).
 	p, err := c.GetMetadataChanges(wire.ChangesRequest{Start: wire.ChangeStartEarliest, Limit: 1000})
 	if err != nil || p.Status != wire.ChangeStatusOK || len(p.Records) != len(want) {
