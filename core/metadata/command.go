@@ -13,6 +13,7 @@ const (
 	KindCompleteRevocation  Kind = 67
 	KindTruncatePartition   Kind = 68
 	KindDeleteExpiredTokens Kind = 69
+	KindMovePrimary         Kind = 70
 	KindCreateStream        Kind = 128
 	KindUpdateStream        Kind = 129
 	KindDeleteStream        Kind = 130
@@ -77,6 +78,7 @@ type CreateTopic struct {
 	CompressionAlgorithm uint8
 	ReplicationFactor    uint8 // 0 = all replicas
 	ResizePolicy         ResizePolicy
+	Placement            Placement // stamped by the metadata primary
 }
 
 // UpdateTopic renames a topic and sets options (code 304).
@@ -92,10 +94,22 @@ type DeleteTopic struct{ Stream, Topic wire.Identifier }
 // PurgeTopic empties every partition of a topic.
 type PurgeTopic struct{ Stream, Topic wire.Identifier }
 
-// CreatePartitions appends Count partitions (1..1000).
+// CreatePartitions appends Count partitions (1..1000), placed at the
+// topic's replication factor (PLACE-16).
 type CreatePartitions struct {
 	Stream, Topic wire.Identifier
 	Count         uint32
+	Placement     Placement // stamped by the metadata primary
+}
+
+// MovePrimary gives a partition's primary to To, a member, once the
+// metadata primary confirmed that To applied what From committed
+// (PLACE-11). From, the primary it saw, drains and hands its group to To
+// (PLACE-12). It is the metadata primary's own op, never a client's.
+type MovePrimary struct {
+	Stream, Topic, Partition uint32
+	Revision                 uint64
+	From, To                 uint8
 }
 
 // DeletePartitions removes the Count partitions with the highest ids.
@@ -232,6 +246,7 @@ func (*JoinConsumerGroup) Kind() Kind         { return KindJoinConsumerGroup }
 func (*LeaveConsumerGroup) Kind() Kind        { return KindLeaveConsumerGroup }
 func (*RemoveMember) Kind() Kind              { return KindRemoveMember }
 func (*CompleteRevocation) Kind() Kind        { return KindCompleteRevocation }
+func (*MovePrimary) Kind() Kind               { return KindMovePrimary }
 func (*CreateUser) Kind() Kind                { return KindCreateUser }
 func (*UpdateUser) Kind() Kind                { return KindUpdateUser }
 func (*DeleteUser) Kind() Kind                { return KindDeleteUser }
@@ -279,6 +294,8 @@ func newCommand(k Kind) Command {
 		return &RemoveMember{}
 	case KindCompleteRevocation:
 		return &CompleteRevocation{}
+	case KindMovePrimary:
+		return &MovePrimary{}
 	}
 	return newUserCommand(k)
 }
