@@ -87,7 +87,7 @@ func (s *State) truncatePartition(ctx Ctx, c *TruncatePartition) Result {
 // of its members. A stale grant (the partition went, or To is no member)
 // is refused and changes nothing.
 func (s *State) movePrimary(c *MovePrimary) Result {
-	p := s.partitionByID(c.Stream, c.Topic, c.Partition)
+	p := s.PartitionByID(c.Stream, c.Topic, c.Partition)
 	if p == nil || p.CreatedRevision != c.Revision {
 		return reject(wire.PartitionNotFound)
 	}
@@ -100,8 +100,8 @@ func (s *State) movePrimary(c *MovePrimary) Result {
 	}}}
 }
 
-// partitionByID finds a partition by numeric ids, or nil.
-func (s *State) partitionByID(stream, topic, partition uint32) *Partition {
+// PartitionByID finds a partition by numeric ids, or nil.
+func (s *State) PartitionByID(stream, topic, partition uint32) *Partition {
 	i, ok := search(s.streams, stream, streamKey)
 	if !ok {
 		return nil
