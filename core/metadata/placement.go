@@ -59,13 +59,28 @@ func (s *State) placePartitions(ctx Ctx, p *Placement, factor uint8, first, coun
 	if p.Nodes == 0 {
 		return out // every replica, led by replica 0
 	}
-	loads := s.primaryLoads(p)
+	primaries := PlanPrimaries(p, s.primaryLoads(p), ctx.Op, first, count)
 	held := s.memberLoads(p.Nodes)
-	for i := range out {
-		start := uint8((ctx.Op + uint64(first) + uint64(i)) % uint64(p.Nodes))
-		primary := leastLoaded(loads, eligible(p), start)
-		loads[primary]++
+	for i, primary := range primaries {
 		out[i] = placed{primary: primary, members: chooseMembers(p, held, factor, primary)}
+	}
+	return out
+}
+
+// PlanPrimaries gives count new partitions, the first of id first, created
+// by op, their primaries: each the eligible replica that leads the fewest
+// (loads, which it updates), ties to the first after a start that rotates
+// with op and id. The metadata primary runs it too, to count a create's
+// assignments while it is in flight (PLACE-3).
+func PlanPrimaries(p *Placement, loads []uint32, op uint64, first, count uint32) []uint8 {
+	out := make([]uint8, count)
+	if p.Nodes == 0 || len(loads) != int(p.Nodes) {
+		return out
+	}
+	for i := range out {
+		start := uint8((op + uint64(first) + uint64(i)) % uint64(p.Nodes))
+		out[i] = leastLoaded(loads, eligible(p), start)
+		loads[out[i]]++
 	}
 	return out
 }

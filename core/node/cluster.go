@@ -247,7 +247,9 @@ func (n *Node) reopenPartitions() {
 	for _, s := range n.meta.Streams() {
 		for _, t := range s.Topics {
 			for _, p := range t.Partitions {
-				want[partKey{s.ID, t.ID, p.ID}] = p.CreatedRevision
+				if k := (partKey{s.ID, t.ID, p.ID}); n.holds(k) {
+					want[k] = p.CreatedRevision
+				}
 			}
 		}
 	}

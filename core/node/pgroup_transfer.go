@@ -78,17 +78,18 @@ func decodeGroupImage(b []byte) (uint64, []partition.StoredOffset, error) {
 // checkpoint released the journal that held them. A replicated partition
 // serves again only once it has them from a peer (STOR-42).
 func (n *Node) refetch(g *pgroup) {
-	source := n.peerFrom(g.host.Replica().Primary())
+	source := g.global(g.peerFrom(g.host.Replica().Primary()))
 	g.installing = &pgroupInstall{next: g.nextOffset, source: source}
 	n.logf("partition group %s: the log ends at %d, its checkpoint at %d: fetching the messages from replica %d",
 		g.dir(), n.partitions[g.key].NextOffset(), g.nextOffset, source)
 	n.continueGroupInstall(g)
 }
 
-// peerFrom is replica r, or the one after it when r is this replica.
-func (n *Node) peerFrom(r uint8) uint8 {
-	if r == n.cfg.Replica {
-		return (r + 1) % n.cfg.Replicas
+// peerFrom is the group's replica r, or the one after it when r is this
+// replica.
+func (g *pgroup) peerFrom(r uint8) uint8 {
+	if r == g.host.Replica().ID() {
+		return (r + 1) % g.host.Replica().Count()
 	}
 	return r
 }
@@ -102,7 +103,7 @@ func (n *Node) startGroupInstall(g *pgroup, in *vsr.Install) {
 		n.fatal("partition group %s: state transfer image of op %d is invalid: %v", g.dir(), in.Checkpoint.Op, err)
 		return
 	}
-	g.installing = &pgroupInstall{in: in, next: next, offsets: offs, source: in.Source}
+	g.installing = &pgroupInstall{in: in, next: next, offsets: offs, source: g.global(in.Source)}
 	n.logf("partition group %s: installing checkpoint op %d (%d messages) from replica %d", g.dir(), in.Checkpoint.Op, next, in.Source)
 	n.continueGroupInstall(g)
 }
@@ -146,7 +147,8 @@ func (n *Node) tickGroupInstall(g *pgroup) {
 		return
 	}
 	if n.now.Ticks-in.askedAt >= logFetchRetryTicks {
-		in.source = n.peerFrom((in.source + 1) % n.cfg.Replicas)
+		l, _ := g.local(in.source)
+		in.source = g.global(g.peerFrom((l + 1) % g.host.Replica().Count()))
 		n.continueGroupInstall(g)
 	}
 }

@@ -41,6 +41,7 @@ type state struct {
 	mirrorWaits int
 	parkedViews []parkedView
 	ev          evidence  // quorum evidence (replica sets only, evidence.go)
+	place       placement // readiness, observed primaries and moves (placement.go)
 	damaged     []partKey // partitions whose log read a bad record (pgroup_damage.go)
 	// writeRetries are the partitions broken by a failed write, waiting to
 	// be reopened (writeretry.go).

@@ -65,7 +65,11 @@ func (r *Replica) kick() {
 	}
 	switch r.status {
 	case StatusViewChange:
-		r.broadcast(Message{Command: CmdStartViewChange, View: r.view})
+		svc := Message{Command: CmdStartViewChange, View: r.view}
+		if r.handOffView == r.view {
+			svc.Last = handOffMark
+		}
+		r.broadcast(svc)
 		if r.dvcSent {
 			r.sendDoViewChange()
 		}
@@ -121,7 +125,7 @@ func (r *Replica) onStartViewChange(m *Message) {
 			r.maybeVote()
 		}
 		return
-	case m.View > r.view+1 && m.From == r.Primary() && r.status == StatusNormal:
+	case m.View > r.view+1 && m.Last == handOffMark && m.From == r.Primary() && r.status == StatusNormal:
 		// Its primary handed the group off to a later view's primary
 		// (HandOff): the view is over, and the vote names the one to join.
 		r.marks.Hit("vsr.view_change.handoff_followed")
@@ -336,6 +340,12 @@ func (r *Replica) HandOff(to uint8) bool {
 		v++
 	}
 	r.marks.Hit("vsr.view_change.handed_off")
+	r.handOffView = v
 	r.enterViewChange(v)
 	return true
 }
+
+// handOffMark in a start_view_change's Last says its sender handed its
+// view off (HandOff): its own backups join the view it names at once,
+// where a vote two views ahead otherwise only shows they are behind.
+const handOffMark = 1
