@@ -27,7 +27,7 @@ const (
 	reportGroupsMax = 1 << 14
 	// reportGroupBytes is one group's entry: stream, topic, partition (u32
 	// each), revision u64, view u32, flags u8, commit and applied u64.
-	reportGroupBytes = 41
+	reportGroupBytes  = 41
 	reportHeaderBytes = 5 // ready u8, count u32
 	// ownReportEveryTicks paces the primary's report of its own groups.
 	ownReportEveryTicks = 10
