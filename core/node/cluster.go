@@ -42,6 +42,8 @@ type GroupState struct {
 	// equal checksums at one op mean equal committed logs up to it.
 	Applied         uint64
 	AppliedChecksum uint64
+	// Members are a partition group's replicas (nil: every replica).
+	Members []uint8
 }
 
 // clustered reports a replica set of more than one.

@@ -270,6 +270,7 @@ func (n *Node) groupStates() []GroupState {
 			Group:  g.id(),
 			Status: r.Status(), View: r.View(), Primary: g.leads(),
 			Op: r.Op(), Commit: r.Commit(), Applied: g.applied, AppliedChecksum: g.appliedChecksum,
+			Members: g.members,
 		})
 	}
 	return out
