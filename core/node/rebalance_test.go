@@ -1,0 +1,126 @@
+package node_test
+
+import (
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/iggygo/iggy/wire"
+)
+
+// leadersPer counts the partition groups each running replica leads.
+func (c *testCluster) leadersPer() []int {
+	out := make([]int, len(c.hosts))
+	for i, h := range c.hosts {
+		if h.n == nil || len(h.n.Groups()) == 0 {
+			continue // down, or booting
+		}
+		for _, g := range h.n.Groups()[1:] {
+			if g.Primary {
+				out[i]++
+			}
+		}
+	}
+	return out
+}
+
+// streamClient logs a client in on replica 0 once root is replicated and
+// creates stream "s".
+func (c *testCluster) streamClient() *cclient {
+	c.until("root", func() bool { return c.converged(1) })
+	cl := c.client(1)
+	cl.connect(0)
+	c.until("a session", func() bool { return cl.login() == wire.OK })
+	mustOK(c.t, cl.createStream("s", false))
+	return cl
+}
+
+// createPlacedTopic creates topic t of stream s with partitions at factor
+// rf through replica 0.
+func (c *testCluster) createPlacedTopic(cl *cclient, partitions uint32, rf uint8) wire.Code {
+	q := wire.CreateTopicRequest{StreamID: wire.NamedID("s"), Name: "t", PartitionsCount: partitions,
+		Options: []wire.Option{{Key: wire.OptReplicationFactor, Kind: wire.KindUint8, Value: []byte{rf}}}}
+	return first(cl.do(wire.CmdCreateTopic, encode(q.Encode)))
+}
+
+// With 100 partitions at factor 3 on five nodes, the primaries spread 20
+// each; one node stops longer than the stability window and its
+// partitions fail over; it comes back, and rebalancing moves primaries
+// back one at a time until every node leads 20 again. The short form
+// (CI) runs 25 partitions, 5 each; IGGY_PLACE_FULL=1 runs the 100.
+// covers PLACE-1, PLACE-8, PLACE-9, PLACE-10, PLACE-14
+func TestRebalanceAfterNodeReturns(t *testing.T) {
+	partitions := 25
+	if os.Getenv("IGGY_PLACE_FULL") != "" {
+		partitions = 100
+	}
+	each := partitions / 5
+	c := newTestCluster(t, 5, 64)
+	cl := c.streamClient()
+	mustOK(t, c.createPlacedTopic(cl, uint32(partitions), 3))
+	even := func() bool {
+		got := c.leadersPer()
+		return slices.Equal(got, []int{each, each, each, each, each})
+	}
+	c.until("every node leading its share", even)
+	start := c.ticks
+	c.stop(4, false)
+	c.until("node 4's partitions failed over", func() bool {
+		got := c.leadersPer()
+		return got[0]+got[1]+got[2]+got[3] == partitions
+	})
+	c.t.Logf("during: %v after %d ticks", c.leadersPer(), c.ticks-start)
+	for range 700 { // longer than the stability window: nothing moves to a stopped node
+		c.round()
+	}
+	c.start(4)
+	back := c.ticks
+	c.until("every node leading its share again", even)
+	c.t.Logf("after: %v, rebalanced %d ticks after the return", c.leadersPer(), c.ticks-back)
+	if c.marks["node.placement.move_completed"] == 0 {
+		t.Fatal("no move completed")
+	}
+}
+
+// A replication factor above the node count is refused with 2018 before
+// consensus; one at the node count is accepted.
+// covers RES-31
+func TestReplicationFactorAboveNodesRefused(t *testing.T) {
+	c := newTestCluster(t, 3, 64)
+	cl := c.streamClient()
+	if code := c.createPlacedTopic(cl, 1, 4); code != wire.InvalidReplicationFactor {
+		t.Fatalf("factor 4 on 3 nodes: %s, want 2018", code.Name())
+	}
+	mustOK(t, c.createPlacedTopic(cl, 1, 3))
+}
+
+// A replica that is not a member of a partition refuses its requests with
+// 89 and names the primary in PartitionRoutes.
+// covers PLACE-15, PLACE-20, PLACE-21
+func TestNonMemberAnswersNotPrimary(t *testing.T) {
+	c := newTestCluster(t, 3, 64)
+	cl := c.streamClient()
+	mustOK(t, c.createPlacedTopic(cl, 1, 1))
+	var member int
+	c.until("the partition's only member leading it", func() bool {
+		for i, n := range c.leadersPer() {
+			if n == 1 {
+				member = i
+				return true
+			}
+		}
+		return false
+	})
+	other := (member + 1) % 3
+	o := c.client(2)
+	o.connect(other)
+	c.until("a session on a non-member", func() bool { return o.login() == wire.OK })
+	if code, _ := o.send("s", "t", 1); code != wire.NotPrimary {
+		t.Fatalf("send on a non-member: %s, want 89", code.Name())
+	}
+	for i, h := range c.hosts {
+		if running := len(h.n.Groups()) - 1; running != map[bool]int{true: 1, false: 0}[i == member] {
+			t.Fatalf("replica %d runs %d partition groups", i, running)
+		}
+	}
+}
