@@ -3,6 +3,7 @@ package node
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/bits"
 
 	"github.com/iggygo/iggy/core/vsr"
@@ -189,6 +190,7 @@ func (n *Node) tickReadiness() {
 	}
 	if set := n.readyNow(); set != n.place.readySet {
 		n.place.readySet, n.place.readySince = set, now
+		n.logf("readiness: replicas %s ready", replicaSet(set))
 	}
 }
 
@@ -197,4 +199,15 @@ func (n *Node) tickReadiness() {
 func (n *Node) stableMajority() bool {
 	return n.readinessKnown() && n.now.Ticks-n.place.readySince >= rebalanceStableTicks &&
 		bits.OnesCount32(n.place.readySet) >= int(n.cfg.Replicas)/2+1
+}
+
+// replicaSet lists the replica ids of a set, for logs.
+func replicaSet(set uint32) string {
+	var ids []int
+	for r := range vsr.ReplicasMax {
+		if set&(1<<r) != 0 {
+			ids = append(ids, r)
+		}
+	}
+	return fmt.Sprint(ids)
 }

@@ -27,6 +27,13 @@ const (
 	// rebalanceGapMin: the source leads at least this many more than the
 	// target.
 	rebalanceGapMin = 2
+	// moveLagOpsMax: the target counts as caught up when it applied all
+	// but this many of the ops the source committed. The two reports are
+	// up to a probe round apart, so under steady writes the target's
+	// applied op, reported earlier, is always a little behind the source's
+	// commit; a replica recovering or fetching a transfer is far behind.
+	// The hand-off's view change repairs what the target still lacks.
+	moveLagOpsMax = 256
 	// drainTicks bounds a source's drain of its accepted writes (1 s).
 	drainTicks = 100
 	// moveTimeoutTicks: a move no report shows done by then is given up,
@@ -150,7 +157,8 @@ func (n *Node) widestGap() (moveCandidate, bool) {
 }
 
 // caughtUp: the source leads the group in normal status and the target,
-// in normal status too, applied every op the source reported committed.
+// in normal status too, applied the ops the source reported committed,
+// within moveLagOpsMax.
 func (n *Node) caughtUp(k partKey, rev uint64, from, to uint8) bool {
 	src, ok := n.report(from)
 	if !ok {
@@ -163,7 +171,7 @@ func (n *Node) caughtUp(k partKey, rev uint64, from, to uint8) bool {
 	s, okS := src.groups[k]
 	d, okD := dst.groups[k]
 	return okS && okD && s.rev == rev && d.rev == rev && s.flags&reportLeads != 0 && s.flags&reportNormal != 0 &&
-		d.flags&reportNormal != 0 && d.applied >= s.commit
+		d.flags&reportNormal != 0 && d.applied+moveLagOpsMax >= s.commit
 }
 
 // grantMove proposes the move; its apply starts the source's drain.
