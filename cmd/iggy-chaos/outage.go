@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/iggygo/iggy/client"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -32,12 +33,11 @@ type outageReport struct {
 }
 
 // primariesPer counts the partitions each node says it leads (its
-// PartitionRoutes naming itself); an unreachable node counts -1.
-func primariesPer(addrs []string, stream, topic wire.Identifier) []int {
-	k := newClusterClient(addrs)
-	defer k.Close()
-	out := make([]int, len(addrs))
-	for i := range addrs {
+// PartitionRoutes naming itself); an unreachable node counts -1. One
+// client k serves every sample: logins are metadata writes.
+func primariesPer(k *client.Cluster, nodes int, stream, topic wire.Identifier) []int {
+	out := make([]int, nodes)
+	for i := range nodes {
 		c, err := k.Node(i)
 		if err != nil {
 			out[i] = -1
@@ -72,8 +72,10 @@ func even(counts []int, partitions int) bool {
 func outage(nodes []*node, w *workload, o options) (outageReport, error) {
 	var rep outageReport
 	start := time.Now()
+	k := newClusterClient(w.addrs)
+	defer k.Close()
 	sample := func(phase string) []int {
-		got := primariesPer(w.addrs, w.stream, w.topic)
+		got := primariesPer(k, len(w.addrs), w.stream, w.topic)
 		rep.lines = append(rep.lines, fmt.Sprintf("  %-7s +%5.1fs  primaries per node %v", phase, time.Since(start).Seconds(), got))
 		return got
 	}

@@ -14,7 +14,8 @@ import (
 // carries the replica's readiness report: whether it is ready (booted, its
 // metadata caught up with the probe, no partition group recovering) and,
 // for every partition group it runs, the group's view, whether it leads
-// it, its commit and what it applied. The reports tell the primary which
+// it, its commit and what it applied. A replica whose metadata is more
+// than readyLagOpsMax behind the probe is not ready. The reports tell the primary which
 // replicas are responsive, who leads each partition now, and whether a
 // move's source and target are caught up (rebalance.go).
 
@@ -32,6 +33,11 @@ const (
 	reportHeaderBytes = 5 // ready u8, count u32
 	// ownReportEveryTicks paces the primary's report of its own groups.
 	ownReportEveryTicks = 10
+	// readyLagOpsMax: a replica within this many metadata ops of the
+	// probe's commit is ready. Logins are metadata writes, so with clients
+	// coming and going a backup is always an op or two behind the commit
+	// a probe carries; one recovering is far behind, or does not answer.
+	readyLagOpsMax = 64
 )
 
 // Report flag bits.
@@ -71,7 +77,7 @@ type groupReport struct {
 
 // readinessReport is this replica's report, the data of its probe answer.
 func (n *Node) readinessReport(probeCommit uint64) []byte {
-	ready := n.boot.phase == bootDone && probeCommit <= n.applied
+	ready := n.boot.phase == bootDone && probeCommit <= n.applied+readyLagOpsMax
 	keys := n.sortedGroupKeys()
 	b := make([]byte, reportHeaderBytes, reportHeaderBytes+min(len(keys), reportGroupsMax)*reportGroupBytes)
 	count := uint32(0)
