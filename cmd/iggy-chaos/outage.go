@@ -34,7 +34,8 @@ type outageReport struct {
 
 // primariesPer counts the partitions each node says it leads (its
 // PartitionRoutes naming itself); an unreachable node counts -1. One
-// client k serves every sample: logins are metadata writes.
+// client k serves the samples until a node fails (logins are metadata
+// writes); then the caller makes a new one, which dials again.
 func primariesPer(k *client.Cluster, nodes int, stream, topic wire.Identifier) []int {
 	out := make([]int, nodes)
 	for i := range nodes {
@@ -73,9 +74,13 @@ func outage(nodes []*node, w *workload, o options) (outageReport, error) {
 	var rep outageReport
 	start := time.Now()
 	k := newClusterClient(w.addrs)
-	defer k.Close()
+	defer func() { k.Close() }()
 	sample := func(phase string) []int {
 		got := primariesPer(k, len(w.addrs), w.stream, w.topic)
+		if slices.Min(got) < 0 {
+			k.Close()
+			k = newClusterClient(w.addrs)
+		}
 		rep.lines = append(rep.lines, fmt.Sprintf("  %-7s +%5.1fs  primaries per node %v", phase, time.Since(start).Seconds(), got))
 		return got
 	}
