@@ -37,6 +37,7 @@ type pgroupInstall struct {
 	offsets []partition.StoredOffset
 	source  uint8
 	askedAt uint64
+	lost    bool // a group of one lost them: nothing to fetch from
 }
 
 // encodeGroupImage: [log length u64][count u32], then count × [kind u8]
@@ -78,6 +79,14 @@ func decodeGroupImage(b []byte) (uint64, []partition.StoredOffset, error) {
 // checkpoint released the journal that held them. A replicated partition
 // serves again only once it has them from a peer (STOR-42).
 func (n *Node) refetch(g *pgroup) {
+	if g.host.Replica().Count() == 1 {
+		// Its only member lost them: no peer holds a copy. The group stays
+		// held (its requests get 58) rather than fetch from itself.
+		g.installing = &pgroupInstall{next: g.nextOffset, source: n.cfg.Replica, lost: true}
+		n.logf("partition group %s: the log ends at %d, its checkpoint at %d, and no other member holds the messages",
+			g.dir(), n.partitions[g.key].NextOffset(), g.nextOffset)
+		return
+	}
 	source := g.global(g.peerFrom(g.host.Replica().Primary()))
 	g.installing = &pgroupInstall{next: g.nextOffset, source: source}
 	n.logf("partition group %s: the log ends at %d, its checkpoint at %d: fetching the messages from replica %d",
@@ -113,8 +122,8 @@ func (n *Node) startGroupInstall(g *pgroup, in *vsr.Install) {
 // its way (its image file would be overwritten).
 func (n *Node) continueGroupInstall(g *pgroup) {
 	in, log := g.installing, n.partitions[g.key]
-	if !g.logReady {
-		return // the log's recovery continues it
+	if !g.logReady || in.lost {
+		return // the log's recovery continues it; a lost log stays held
 	}
 	if log.NextOffset() < in.next {
 		in.askedAt = n.now.Ticks
@@ -139,7 +148,7 @@ func (n *Node) continueGroupInstall(g *pgroup) {
 // retries a finish that waited for a checkpoint.
 func (n *Node) tickGroupInstall(g *pgroup) {
 	in := g.installing
-	if p := g.host.Pending(); in == nil || !g.logReady || p != nil && p.Install {
+	if p := g.host.Pending(); in == nil || in.lost || !g.logReady || p != nil && p.Install {
 		return
 	}
 	if n.partitions[g.key].NextOffset() >= in.next {
