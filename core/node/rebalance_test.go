@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/batch"
 )
 
 // leadersPer counts the partition groups each running replica leads.
@@ -35,6 +36,31 @@ func (c *testCluster) streamClient() *cclient {
 	return cl
 }
 
+// primaryOf maps each partition of the running replicas' groups to the
+// replica that leads it.
+func (c *testCluster) primaryOf() map[uint32]int {
+	out := map[uint32]int{}
+	for i, h := range c.hosts {
+		if h.n == nil || len(h.n.Groups()) == 0 {
+			continue
+		}
+		for _, g := range h.n.Groups()[1:] {
+			if g.Primary {
+				out[g.Group.Partition] = i
+			}
+		}
+	}
+	return out
+}
+
+// sendTo sends one message to partition p of s/t through the client's node.
+func (cl *cclient) sendTo(p uint32) wire.Code {
+	rec, _ := batch.Build([]batch.Message{{ID: [16]byte{1}, Payload: []byte("m")}})
+	q := wire.SendMessagesRequest{StreamID: wire.NamedID("s"), TopicID: wire.NamedID("t"),
+		Partitioning: wire.Partitioning{Kind: wire.PartitioningPartitionID, PartitionID: p}, MessagesCount: 1, Batch: rec}
+	return first(cl.do(wire.CmdSendMessages, encode(q.Encode)))
+}
+
 // createPlacedTopic creates topic t of stream s with partitions at factor
 // rf through replica 0.
 func (c *testCluster) createPlacedTopic(cl *cclient, partitions uint32, rf uint8) wire.Code {
@@ -48,7 +74,9 @@ func (c *testCluster) createPlacedTopic(cl *cclient, partitions uint32, rf uint8
 // partitions fail over; it comes back, and rebalancing moves primaries
 // back one at a time until every node leads 20 again. The short form
 // (CI) runs 25 partitions, 5 each; IGGY_PLACE_FULL=1 runs the 100.
-// covers PLACE-1, PLACE-8, PLACE-9, PLACE-10, PLACE-14
+// After a move the old primary refuses the partition's writes with 89 and
+// the new one takes them.
+// covers PLACE-1, PLACE-8, PLACE-9, PLACE-10, PLACE-14, PLACE-22
 func TestRebalanceAfterNodeReturns(t *testing.T) {
 	partitions := 25
 	if os.Getenv("IGGY_PLACE_FULL") != "" {
@@ -73,6 +101,7 @@ func TestRebalanceAfterNodeReturns(t *testing.T) {
 	for range 700 { // longer than the stability window: nothing moves to a stopped node
 		c.round()
 	}
+	before := c.primaryOf()
 	c.start(4)
 	back := c.ticks
 	c.until("every node leading its share again", even)
@@ -80,6 +109,20 @@ func TestRebalanceAfterNodeReturns(t *testing.T) {
 	if c.marks["node.placement.move_completed"] == 0 {
 		t.Fatal("no move completed")
 	}
+	for p, now := range c.primaryOf() {
+		if old := before[p]; now == 4 && old != 4 {
+			oldCl, newCl := c.client(7), c.client(8)
+			oldCl.connect(old)
+			newCl.connect(4)
+			c.until("sessions on the old and new primaries", func() bool { return oldCl.login() == wire.OK && newCl.login() == wire.OK })
+			if code := oldCl.sendTo(p); code != wire.NotPrimary {
+				t.Fatalf("partition %d on its old primary %d: %s, want 89", p, old, code.Name())
+			}
+			mustOK(t, newCl.sendTo(p))
+			return
+		}
+	}
+	t.Fatal("no partition moved to the returned node")
 }
 
 // A replication factor above the node count is refused with 2018 before
