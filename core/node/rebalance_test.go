@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
 )
@@ -165,5 +167,37 @@ func TestNonMemberAnswersNotPrimary(t *testing.T) {
 		if running := len(h.n.Groups()) - 1; running != map[bool]int{true: 1, false: 0}[i == member] {
 			t.Fatalf("replica %d runs %d partition groups", i, running)
 		}
+	}
+}
+
+// The metadata primary probes each other replica once a second, and the
+// answers carry the readiness reports placement and rebalancing read.
+// covers PLACE-7
+func TestPrimaryProbesEverySecond(t *testing.T) {
+	c := newTestCluster(t, 3, 64)
+	c.until("root", func() bool { return c.converged(1) })
+	pings, reports := map[uint8]int{}, 0
+	c.drop = func(m node.PeerMessage) bool {
+		switch m.Msg.Command {
+		case vsr.CmdPing:
+			pings[m.Msg.To]++
+		case vsr.CmdPong:
+			if len(m.Msg.Data) >= 5 {
+				reports++
+			}
+		}
+		return false
+	}
+	for range 1000 { // ten seconds of 10 ms ticks
+		c.round()
+	}
+	p := uint8(c.primary())
+	for r := range uint8(3) {
+		if r != p && (pings[r] < 9 || pings[r] > 11) {
+			t.Fatalf("replica %d probed %d times in 10 s", r, pings[r])
+		}
+	}
+	if reports < 18 {
+		t.Fatalf("%d answers carried a readiness report", reports)
 	}
 }
