@@ -22,7 +22,7 @@ func placedTopic(h *harness, stream uint32, name string, partitions uint32, fact
 	return h.ok(RootUserID, c).Topic
 }
 
-// covers PLACE-1, PLACE-2, PLACE-5
+// covers PLACE-1
 func TestPlacementSpreadsPrimariesOverTheLeastLoaded(t *testing.T) {
 	h := newHarness(t)
 	s := h.stream("s")
@@ -43,7 +43,8 @@ func TestPlacementSpreadsPrimariesOverTheLeastLoaded(t *testing.T) {
 	}
 }
 
-// covers PLACE-3, PLACE-4, PLACE-6
+// Apply honours the eligible set and the proposer's counts (the node's
+// side: TestNoNewPrimaryOnAnUnresponsiveReplica).
 func TestPlacementOnlyToEligibleReplicas(t *testing.T) {
 	h := newHarness(t)
 	s := h.stream("s")
@@ -126,7 +127,7 @@ func TestPlacementFollowersOnUnusedRacks(t *testing.T) {
 	}
 }
 
-// covers PLACE-11, PLACE-15
+// covers PLACE-15
 func TestMovePrimaryAmongMembersOnly(t *testing.T) {
 	h := newHarness(t)
 	s := h.stream("s")

@@ -201,3 +201,35 @@ func TestPrimaryProbesEverySecond(t *testing.T) {
 		t.Fatalf("%d answers carried a readiness report", reports)
 	}
 }
+
+// Once readiness probes found a replica unresponsive, new partitions get
+// no primary there: a create while replica 4 is down places none on it.
+// covers PLACE-4, PLACE-6
+func TestNoNewPrimaryOnAnUnresponsiveReplica(t *testing.T) {
+	c := newTestCluster(t, 5, 64)
+	cl := c.streamClient()
+	c.stop(4, false)
+	for range 1200 { // a view change if 4 led metadata, then its reports go stale
+		c.round()
+	}
+	mustOK(t, c.createPlacedTopic(cl, 20, 3))
+	for range 50 { // the groups open in their first view; none has timed out
+		c.round()
+	}
+	groups := 0
+	for i := range 4 {
+		for _, g := range c.hosts[i].n.Groups()[1:] {
+			groups++
+			members := g.Members
+			if members == nil {
+				members = []uint8{0, 1, 2, 3, 4}
+			}
+			if first := members[int(g.View)%len(members)]; first == 4 {
+				t.Fatalf("partition %d opened led by the stopped replica 4 (members %v)", g.Group.Partition, members)
+			}
+		}
+	}
+	if groups < 20 {
+		t.Fatalf("%d partition groups on the live replicas", groups)
+	}
+}
