@@ -12,7 +12,8 @@ import (
 // Readiness (PLACE-4..7). The metadata primary probes every other replica
 // once a second (the quorum evidence probe, evidence.go); each answer
 // carries the replica's readiness report: whether it is ready (booted, its
-// metadata caught up with the probe, no partition group recovering) and,
+// metadata caught up with the probe: a node still recovering is not, and
+// gets no new primaries, PLACE-6) and,
 // for every partition group it runs, the group's view, whether it leads
 // it, its commit and what it applied. A replica whose metadata is more
 // than readyLagOpsMax behind the probe is not ready. The reports tell the primary which
@@ -91,9 +92,7 @@ func (n *Node) readinessReport(probeCommit uint64) []byte {
 			flags |= reportLeads
 		}
 		if r.Status() == vsr.StatusNormal && g.installing == nil && g.logReady {
-			flags |= reportNormal
-		} else {
-			ready = false // a recovering partition: the replica gets no new primaries (PLACE-6)
+			flags |= reportNormal // else the group recovers: no move to or from it (PLACE-13)
 		}
 		b = binary.LittleEndian.AppendUint32(b, k.stream)
 		b = binary.LittleEndian.AppendUint32(b, k.topic)

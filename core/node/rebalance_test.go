@@ -233,3 +233,48 @@ func TestNoNewPrimaryOnAnUnresponsiveReplica(t *testing.T) {
 		t.Fatalf("%d partition groups on the live replicas", groups)
 	}
 }
+
+// A partition whose move target is not caught up (here: cut off from the
+// group, so not in normal status) is skipped, and the other partitions
+// still move to the returned node.
+// covers PLACE-11, PLACE-13
+func TestRebalanceSkipsARecoveringPartition(t *testing.T) {
+	c := newTestCluster(t, 5, 64)
+	cl := c.streamClient()
+	mustOK(t, c.createPlacedTopic(cl, 25, 3))
+	c.until("every node leading its share", func() bool { return slices.Equal(c.leadersPer(), []int{5, 5, 5, 5, 5}) })
+	held := map[uint32]bool{} // the partitions replica 4 holds
+	for _, g := range c.hosts[4].n.Groups()[1:] {
+		held[g.Group.Partition] = true
+	}
+	c.stop(4, false)
+	c.until("node 4's partitions failed over", func() bool {
+		got := c.leadersPer()
+		return got[0]+got[1]+got[2]+got[3] == 25
+	})
+	// The search meets first the lowest partition of the widest gap: the
+	// first one 4 holds among those the busiest replica leads.
+	loads, prim := c.leadersPer(), c.primaryOf()
+	busiest := slices.Max(loads)
+	stuck, found := uint32(0), false
+	for p := range uint32(25) {
+		if held[p] && loads[prim[p]] == busiest {
+			stuck, found = p, true
+			break
+		}
+	}
+	if !found {
+		t.Fatalf("replica 4 holds no partition of the busiest replica: %v", loads)
+	}
+	c.drop = func(m node.PeerMessage) bool {
+		return m.Group.IsPartition && m.Group.Partition == stuck && (m.Msg.To == 4 || m.Msg.From == 4)
+	}
+	c.start(4)
+	c.until("node 4 leading four others", func() bool { return c.leadersPer()[4] >= 4 })
+	if c.primaryOf()[stuck] == 4 {
+		t.Fatalf("partition %d moved to a replica cut off from its group", stuck)
+	}
+	if c.marks["node.placement.move_skipped_recovering"] == 0 {
+		t.Fatal("no move was skipped")
+	}
+}
