@@ -218,6 +218,10 @@ func (w *World) createTopicOp(c *client, stream string) *op {
 			{Key: wire.OptDurability, Kind: wire.KindString, Value: []byte(o.policy.String())},
 			{Key: wire.OptConsumerOffsetDurability, Kind: wire.KindString, Value: []byte(o.offsetPolicy.String())},
 		}}
+	if w.knobs.ReplicationFactor > 0 { // partitions on some members only (PLACE-15)
+		q.Options = append(q.Options, wire.Option{Key: wire.OptReplicationFactor, Kind: wire.KindUint8,
+			Value: []byte{uint8(w.knobs.ReplicationFactor)}})
+	}
 	if w.knobs.TruncatePerMillion > 0 { // segments to seal, and so to truncate
 		q.Options = append(q.Options, wire.Option{Key: wire.OptSegmentSize, Kind: wire.KindUint64,
 			Value: binary.LittleEndian.AppendUint64(nil, wire.SegmentSizeBytesMin)})

@@ -142,7 +142,8 @@ func newWorld(seed uint64, k Knobs, rec io.Writer) *World {
 			Faults: func(req *storage.Request, rng *rand.Rand) simdisk.Fault { return w.injector(h, req, rng) }})
 		h.clock = driftClock{ppm: k.DriftPPM[i]}
 		h.params = nodeParams{Replica: uint8(i), Replicas: uint8(k.Replicas), Shards: uint8(k.Shards),
-			CheckpointEveryOps: k.CheckpointEveryOps, PartitionCacheBytes: k.PartitionCacheBytes, HeartbeatTicks: k.HeartbeatTicks}
+			CheckpointEveryOps: k.CheckpointEveryOps, PartitionCacheBytes: k.PartitionCacheBytes, HeartbeatTicks: k.HeartbeatTicks,
+			Racks: k.rackList()}
 		w.hosts = append(w.hosts, h)
 	}
 	w.net = newPeerNet(w.rng, k.Replicas, k.Peer, w.marks, w.event)

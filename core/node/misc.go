@@ -26,6 +26,8 @@ func (n *Node) onTick() {
 	if n.cfg.clustered() {
 		n.tickGroups()
 		n.tickEvidence()
+		n.tickReadiness()
+		n.tickRebalance()
 	}
 	n.expireForwards()
 	n.tickParked()

@@ -36,8 +36,8 @@ func (n *Node) offsetTarget(c *conn, ref wire.ConsumerOffsetRef, action metadata
 		return partKey{}, 0, 0, code
 	}
 	k := partKey{s.ID, t.ID, pid}
-	if !n.hasPartition(k) {
-		return partKey{}, 0, 0, wire.PartitionNotFound
+	if code := n.partitionCode(k); code != wire.OK {
+		return partKey{}, 0, 0, code
 	}
 	if kind == partition.Group && action == metadata.ActionPollMessages && ref.Partition.Given {
 		g, _ := n.meta.Group(wire.NumericID(s.ID), wire.NumericID(t.ID), ref.Consumer.ID)

@@ -130,6 +130,9 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 		switch e := e.(type) {
 		case metadata.PartitionCreated:
 			k := partKey{e.Stream, e.Topic, e.Partition}
+			if !n.holds(k) {
+				continue // another member's (PLACE-15)
+			}
 			log := n.openPartition(k)
 			switch {
 			case log == nil:
@@ -177,6 +180,10 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 				n.submit(owner{kind: ownerMisc}, storage.Request{Op: storage.OpDeleteTree, File: g.dir()})
 				n.dropGroup(k)
 				n.openGroup(k, e.Revision)
+			}
+		case metadata.PrimaryMoveGranted:
+			if !replaying {
+				n.startDrain(e)
 			}
 		case metadata.UserDeleted:
 			n.endSessionsOf(e.User)

@@ -32,6 +32,9 @@ func (n *Node) proposeToGroup(c *conn, h wire.RequestHeader, k partKey, p vsr.Pr
 		n.deny(c, h, wire.NotPrimary)
 		return
 	}
+	if n.drainDeny(c, h, g) {
+		return
+	}
 	if g == nil || !g.leads() || len(g.waiting) >= pgroupWaitersMax {
 		n.deny(c, h, wire.TransientNotAccepted)
 		return

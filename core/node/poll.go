@@ -57,8 +57,8 @@ func (n *Node) servePoll(c *conn, h wire.RequestHeader, q wire.PollMessagesReque
 		return
 	}
 	k := partKey{s.ID, t.ID, pid}
-	if !n.hasPartition(k) {
-		n.dataDeny(c, h, wire.PartitionNotFound)
+	if code := n.partitionCode(k); code != wire.OK {
+		n.dataDeny(c, h, code)
 		return
 	}
 	req := pollRequest{part: k, strategy: partition.Strategy(q.Strategy.Kind), value: q.Strategy.Value,

@@ -152,8 +152,8 @@ func (n *Node) pickPartition(s *metadata.Stream, t *metadata.Topic, p wire.Parti
 		return partKey{}, wire.InvalidCommand
 	}
 	k := partKey{s.ID, t.ID, id}
-	if !n.hasPartition(k) {
-		return partKey{}, wire.PartitionNotFound
+	if code := n.partitionCode(k); code != wire.OK {
+		return partKey{}, code
 	}
 	return k, wire.OK
 }

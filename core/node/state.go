@@ -62,11 +62,12 @@ type state struct {
 	// parkedViews wait for them (shard_views.go).
 	mirrorWaits int
 	parkedViews []parkedView
-	ev          evidence // quorum evidence (replica sets only, evidence.go)
+	ev          evidence  // quorum evidence (replica sets only, evidence.go)
+	place       placement // readiness, observed primaries and moves (placement.go)
+	damaged     []partKey // partitions whose log read a bad record (pgroup_damage.go)
 	// heardAt is the tick each replica's last message arrived (any group),
 	// 0 never: GetClusterMetadata's node status (clustermeta.go).
 	heardAt [vsr.ReplicasMax]uint64
-	damaged []partKey // partitions whose log read a bad record (pgroup_damage.go)
 	// writeRetries are the partitions broken by a failed write, waiting to
 	// be reopened (writeretry.go).
 	writeRetries map[partKey]*writeRetry
