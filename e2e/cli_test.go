@@ -1,0 +1,177 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cliCommandTimeout bounds one run of the iggy binary.
+const cliCommandTimeout = 30 * time.Second
+
+// cli runs the iggy binary against one server with a private HOME.
+type cli struct {
+	t    *testing.T
+	addr string
+	env  []string
+}
+
+func newCLI(t *testing.T, s *server, home string, env ...string) *cli {
+	return &cli{t: t, addr: s.addr, env: append([]string{"HOME=" + home}, env...)}
+}
+
+// run executes iggy with --output json and returns its exit code, stdout and stderr.
+func (c *cli) run(stdin string, args ...string) (int, []byte, []byte) {
+	c.t.Helper()
+	cmd := exec.Command(cliBin, append([]string{"--address", c.addr, "--output", "json"}, args...)...)
+	cmd.Env = c.env
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	timer := time.AfterFunc(cliCommandTimeout, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+	err := cmd.Wait()
+	code := 0
+	if err != nil {
+		exit, ok := err.(*exec.ExitError)
+		if !ok {
+			c.t.Fatalf("iggy %q: %v", args, err)
+		}
+		code = exit.ExitCode()
+	}
+	return code, out.Bytes(), errOut.Bytes()
+}
+
+// ok runs iggy, requires exit 0 and decodes its JSON output into v (nil: ignore).
+func (c *cli) ok(stdin string, v any, args ...string) {
+	c.t.Helper()
+	code, out, errOut := c.run(stdin, args...)
+	if code != 0 {
+		c.t.Fatalf("iggy %q: exit %d: %s", args, code, errOut)
+	}
+	if v != nil {
+		if err := json.Unmarshal(out, v); err != nil {
+			c.t.Fatalf("iggy %q: output is not JSON: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// The real iggy binary drives the real server through a whole session with
+// --output json: create a stream and a topic, send from standard input,
+// poll back, set a topic option, create a user, take a snapshot, keep a
+// login session, delete, and see a refusal's code and exit status.
+func TestCLISession(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true})
+	home := t.TempDir()
+	withEnv := newCLI(t, s, home, "IGGY_USERNAME="+rootUsername, "IGGY_PASSWORD="+rootPassword)
+	var ping struct{ OK bool }
+	withEnv.ok("", &ping, "ping")
+	// A saved login session serves the later commands, given no
+	// credentials: one argon2 check in all, not one per command.
+	withEnv.ok("", nil, "session", "login", "--expiry", "1h")
+	c := newCLI(t, s, home)
+	var me struct {
+		UserID uint32 `json:"user_id"`
+	}
+	c.ok("", &me, "me")
+
+	var stream struct {
+		ID   uint32
+		Name string
+	}
+	c.ok("", &stream, "stream", "create", "orders")
+	if stream.Name != "orders" {
+		t.Fatalf("stream create: %+v", stream)
+	}
+	var topic struct {
+		Name       string
+		Partitions []struct{ ID uint32 }
+	}
+	c.ok("", &topic, "topic", "create", "orders", "events", "2")
+	if topic.Name != "events" || len(topic.Partitions) != 2 {
+		t.Fatalf("topic create: %+v", topic)
+	}
+
+	var sent struct {
+		MessagesCount int `json:"messages_count"`
+	}
+	c.ok("one\ntwo\nthree\n", &sent, "message", "send", "orders", "events", "--partition", "1", "--header", "source:string:cli")
+	if sent.MessagesCount != 3 {
+		t.Fatalf("sent %d messages, want 3", sent.MessagesCount)
+	}
+	var polled struct {
+		Messages []struct {
+			Offset  uint64
+			Payload string
+			Headers map[string]string
+		}
+	}
+	c.ok("", &polled, "message", "poll", "orders", "events", "1", "--offset", "0", "--count", "10")
+	var got []string
+	for i, m := range polled.Messages {
+		got = append(got, m.Payload)
+		if m.Offset != uint64(i) || m.Headers["source"] != "cli" {
+			t.Errorf("message %d: %+v", i, m)
+		}
+	}
+	if strings.Join(got, ",") != "one,two,three" {
+		t.Fatalf("polled %q", got)
+	}
+
+	c.ok("", nil, "topic", "update", "orders", "events", "--set", "message_expiry=1 day")
+	var updated struct{ Options map[string]string }
+	c.ok("", &updated, "topic", "get", "orders", "events")
+	if updated.Options["message_expiry"] != "86400000000" {
+		t.Fatalf("message_expiry after update: %q (%v)", updated.Options["message_expiry"], updated.Options)
+	}
+
+	var user struct {
+		Username    string
+		Permissions []string `json:"global_permissions"`
+	}
+	c.ok("", &user, "user", "create", "alice", "alice-pass", "--permissions", "read_streams,poll_messages")
+	if user.Username != "alice" || strings.Join(user.Permissions, ",") != "read_streams,poll_messages" {
+		t.Fatalf("user create: %+v", user)
+	}
+
+	dir := t.TempDir()
+	var snap struct{ Path string }
+	c.ok("", &snap, "snapshot", "--dir", dir)
+	if zip, err := os.ReadFile(snap.Path); err != nil || !bytes.HasPrefix(zip, []byte("PK")) {
+		t.Fatalf("snapshot %q: %v", snap.Path, err)
+	}
+
+	c.ok("", nil, "topic", "delete", "orders", "events")
+	c.ok("", nil, "stream", "delete", "orders")
+	var streams []any
+	c.ok("", &streams, "stream", "list")
+	if len(streams) != 0 {
+		t.Fatalf("streams after delete: %v", streams)
+	}
+	code, _, errOut := c.run("", "stream", "create", "orders", "--no-such-flag")
+	if code != 2 {
+		t.Fatalf("a wrong flag: exit %d, want 2 (%s)", code, errOut)
+	}
+	code, _, errOut = c.run("", "topic", "create", "no-such-stream", "t", "1")
+	var refusal struct {
+		Error struct {
+			Code uint32
+			Name string
+		}
+	}
+	if code != 1 || json.Unmarshal(errOut, &refusal) != nil || refusal.Error.Code == 0 || refusal.Error.Name == "" {
+		t.Fatalf("a refused create: exit %d, stderr %s", code, errOut)
+	}
+	c.ok("", nil, "session", "logout")
+	if code, _, errOut := c.run("", "stream", "list"); code != 2 {
+		t.Fatalf("no credentials after logout: exit %d, want 2 (%s)", code, errOut)
+	}
+}
