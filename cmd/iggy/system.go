@@ -82,7 +82,16 @@ func (a *app) statsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.show(s, keyValues("server version", s.ServerVersion, "hostname", s.Hostname,
+			v := map[string]any{"server_version": s.ServerVersion, "hostname": s.Hostname, "os_name": s.OSName,
+				"os_version": s.OSVersion, "kernel_version": s.KernelVersion, "process_id": s.ProcessID,
+				"cpu_usage": s.CPUUsage, "total_cpu_usage": s.TotalCPUUsage, "memory_usage": s.MemoryUsage,
+				"total_memory": s.TotalMemory, "available_memory": s.AvailableMemory, "run_time_us": s.RunTime,
+				"start_time_us": s.StartTime, "read_bytes": s.ReadBytes, "written_bytes": s.WrittenBytes,
+				"messages_size_bytes": s.MessagesSizeBytes, "streams_count": s.StreamsCount, "topics_count": s.TopicsCount,
+				"partitions_count": s.PartitionsCount, "segments_count": s.SegmentsCount, "messages_count": s.MessagesCount,
+				"clients_count": s.ClientsCount, "consumer_groups_count": s.ConsumerGroupsCount, "threads_count": s.ThreadsCount,
+				"free_disk_space": s.FreeDiskSpace, "total_disk_space": s.TotalDiskSpace}
+			return a.show(v, keyValues("server version", s.ServerVersion, "hostname", s.Hostname,
 				"process id", s.ProcessID, "started", timeText(s.StartTime), "run time", time.Duration(s.RunTime)*time.Microsecond,
 				"streams", s.StreamsCount, "topics", s.TopicsCount, "partitions", s.PartitionsCount,
 				"segments", s.SegmentsCount, "messages", s.MessagesCount, "messages size bytes", s.MessagesSizeBytes,
@@ -108,11 +117,23 @@ func (a *app) clusterCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			type nodeView struct {
+				Name          string `json:"name"`
+				Address       string `json:"address"`
+				TCPPort       uint16 `json:"tcp_port"`
+				QUICPort      uint16 `json:"quic_port"`
+				HTTPPort      uint16 `json:"http_port"`
+				WebSocketPort uint16 `json:"websocket_port"`
+				Role          uint8  `json:"role"`
+				Status        uint8  `json:"status"`
+			}
+			nodes := []nodeView{}
 			t := table{headers: []string{"NAME", "ADDRESS", "TCP", "QUIC", "HTTP", "WS", "ROLE", "STATUS"}}
 			for _, n := range m.Nodes {
 				t.add(n.Name, n.Address, n.TCPPort, n.QUICPort, n.HTTPPort, n.WebSocketPort, n.Role, n.Status)
+				nodes = append(nodes, nodeView(n))
 			}
-			return a.show(m, t)
+			return a.show(map[string]any{"name": m.Name, "nodes": nodes}, t)
 		},
 	})
 	return cmd
