@@ -175,3 +175,28 @@ func TestCLISession(t *testing.T) {
 		t.Fatalf("no credentials after logout: exit %d, want 2 (%s)", code, errOut)
 	}
 }
+
+// The CLI speaks QUIC and WebSocket as well as TCP: `me` over each reports
+// the transport the server saw.
+func TestCLIOverQUICAndWebSocket(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true, env: map[string]string{
+		"IGGY_WEBSOCKET_ENABLED": "true", "IGGY_WEBSOCKET_ADDRESS": "127.0.0.1:0",
+		"IGGY_QUIC_ENABLED": "true", "IGGY_QUIC_ADDRESS": "127.0.0.1:0",
+	}})
+	token, err := s.root().CreatePersonalAccessToken("cli-transports", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for transport, marker := range map[string]string{"ws": "websocket listening on ", "quic": "quic listening on "} {
+		c := newCLI(t, s, t.TempDir(), "IGGY_TOKEN="+token)
+		c.addr = listeningAddr(t, s, marker)
+		var me struct {
+			Transport string `json:"transport"`
+		}
+		c.ok("", &me, "--transport", transport, "me")
+		if me.Transport != transport {
+			t.Errorf("--transport %s: the server saw %q", transport, me.Transport)
+		}
+	}
+}

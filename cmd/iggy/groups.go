@@ -118,11 +118,7 @@ func (a *app) consumerGroupCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			views := []groupView{}
-			t := table{headers: groupHeaders}
-			for _, g := range gs {
-				views = append(views, viewGroup(g, &t))
-			}
+			views, t := viewList(gs, groupHeaders, viewGroup)
 			return a.show(views, t)
 		}),
 	}, &cobra.Command{

@@ -31,15 +31,24 @@ type streamView struct {
 	Topics        []topicView       `json:"topics,omitempty"`
 }
 
-func viewStream(s wire.StreamResponse) streamView {
-	return streamView{ID: s.ID, Name: s.Name, CreatedAt: timeText(s.CreatedAtMicros), TopicsCount: s.TopicsCount,
+// viewStream is s's view, and its row in t.
+func viewStream(s wire.StreamResponse, t *table) streamView {
+	v := streamView{ID: s.ID, Name: s.Name, CreatedAt: timeText(s.CreatedAtMicros), TopicsCount: s.TopicsCount,
 		SizeBytes: s.SizeBytes, MessagesCount: s.MessagesCount, Options: optionsView(s.Options)}
+	t.add(v.ID, v.Name, v.TopicsCount, v.MessagesCount, v.SizeBytes, v.CreatedAt)
+	return v
 }
 
 var streamHeaders = []string{"ID", "NAME", "TOPICS", "MESSAGES", "SIZE BYTES", "CREATED"}
 
-func (v streamView) row(t *table) {
-	t.add(v.ID, v.Name, v.TopicsCount, v.MessagesCount, v.SizeBytes, v.CreatedAt)
+// viewList is the views of items, and a table of one row each.
+func viewList[T, V any](items []T, headers []string, view func(T, *table) V) ([]V, table) {
+	views := []V{}
+	t := table{headers: headers}
+	for _, it := range items {
+		views = append(views, view(it, &t))
+	}
+	return views, t
 }
 
 func (a *app) streamCommand() *cobra.Command {
@@ -51,10 +60,8 @@ func (a *app) streamCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := viewStream(s)
 			t := table{headers: streamHeaders}
-			v.row(&t)
-			return a.show(v, t)
+			return a.show(viewStream(s, &t), t)
 		}),
 	}, &cobra.Command{
 		Use: "list", Short: "List streams", Example: "  iggy stream list\n  iggy -o json stream list", Args: cobra.NoArgs,
@@ -63,13 +70,7 @@ func (a *app) streamCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			views := []streamView{}
-			t := table{headers: streamHeaders}
-			for _, s := range ss {
-				v := viewStream(s)
-				v.row(&t)
-				views = append(views, v)
-			}
+			views, t := viewList(ss, streamHeaders, viewStream)
 			return a.show(views, t)
 		}),
 	}, &cobra.Command{
@@ -79,13 +80,9 @@ func (a *app) streamCommand() *cobra.Command {
 			if err := notFound(found, err, "stream", args[0]); err != nil {
 				return err
 			}
-			v := viewStream(d.Stream)
-			t := table{headers: topicHeaders}
-			for _, h := range d.Topics {
-				tv := viewTopic(h)
-				tv.row(&t)
-				v.Topics = append(v.Topics, tv)
-			}
+			v := viewStream(d.Stream, &table{})
+			var t table
+			v.Topics, t = viewList(d.Topics, topicHeaders, viewTopic)
 			return a.show(v, t)
 		}),
 	}, a.updateCommand("stream", "STREAM", "  iggy stream update orders --set name=orders-v2", 1, func(args []string) wire.UpdateResourceRequest {
@@ -169,17 +166,16 @@ type topicView struct {
 	Partitions      []partitionView   `json:"partitions,omitempty"`
 }
 
-func viewTopic(h wire.TopicHeader) topicView {
-	return topicView{ID: h.ID, Name: h.Name, CreatedAt: timeText(h.CreatedAtMicros), PartitionsCount: h.PartitionsCount,
+// viewTopic is h's view, and its row in t.
+func viewTopic(h wire.TopicHeader, t *table) topicView {
+	v := topicView{ID: h.ID, Name: h.Name, CreatedAt: timeText(h.CreatedAtMicros), PartitionsCount: h.PartitionsCount,
 		SizeBytes: h.SizeBytes, MessagesCount: h.MessagesCount, Options: optionsView(h.Derived, h.Explicit)}
+	t.add(v.ID, v.Name, v.PartitionsCount, v.MessagesCount, v.SizeBytes,
+		v.Options[wire.OptMessageExpiry], v.Options[wire.OptMaxTopicSize], v.CreatedAt)
+	return v
 }
 
 var topicHeaders = []string{"ID", "NAME", "PARTITIONS", "MESSAGES", "SIZE BYTES", "EXPIRY", "MAX SIZE", "CREATED"}
-
-func (v topicView) row(t *table) {
-	t.add(v.ID, v.Name, v.PartitionsCount, v.MessagesCount, v.SizeBytes,
-		v.Options[wire.OptMessageExpiry], v.Options[wire.OptMaxTopicSize], v.CreatedAt)
-}
 
 type partitionView struct {
 	ID            uint32 `json:"id"`
@@ -192,15 +188,11 @@ type partitionView struct {
 
 var partitionHeaders = []string{"ID", "SEGMENTS", "CURRENT OFFSET", "MESSAGES", "SIZE BYTES", "CREATED"}
 
-func viewPartitions(ps []wire.PartitionResponse) ([]partitionView, table) {
-	views := []partitionView{}
-	t := table{headers: partitionHeaders}
-	for _, p := range ps {
-		v := partitionView{p.ID, timeText(p.CreatedAtMicros), p.SegmentsCount, p.CurrentOffset, p.SizeBytes, p.MessagesCount}
-		t.add(v.ID, v.SegmentsCount, v.CurrentOffset, v.MessagesCount, v.SizeBytes, v.CreatedAt)
-		views = append(views, v)
-	}
-	return views, t
+// viewPartition is p's view, and its row in t.
+func viewPartition(p wire.PartitionResponse, t *table) partitionView {
+	v := partitionView{p.ID, timeText(p.CreatedAtMicros), p.SegmentsCount, p.CurrentOffset, p.SizeBytes, p.MessagesCount}
+	t.add(v.ID, v.SegmentsCount, v.CurrentOffset, v.MessagesCount, v.SizeBytes, v.CreatedAt)
+	return v
 }
 
 func (a *app) topicCommand() *cobra.Command {
@@ -234,13 +226,7 @@ func (a *app) topicCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			views := []topicView{}
-			t := table{headers: topicHeaders}
-			for _, h := range hs {
-				v := viewTopic(h)
-				v.row(&t)
-				views = append(views, v)
-			}
+			views, t := viewList(hs, topicHeaders, viewTopic)
 			return a.show(views, t)
 		}),
 	}, &cobra.Command{
@@ -262,12 +248,11 @@ func (a *app) topicCommand() *cobra.Command {
 }
 
 func (a *app) showTopic(d wire.TopicDetails) error {
-	v := viewTopic(d.Topic)
+	head := table{headers: topicHeaders}
+	v := viewTopic(d.Topic, &head)
 	var t table
-	v.Partitions, t = viewPartitions(d.Partitions)
+	v.Partitions, t = viewList(d.Partitions, partitionHeaders, viewPartition)
 	if a.flags.output == outputTable {
-		head := table{headers: topicHeaders}
-		v.row(&head)
 		if err := a.show(v, head); err != nil {
 			return err
 		}
@@ -303,7 +288,7 @@ func (a *app) partitionCommand() *cobra.Command {
 			if err := notFound(found, err, "topic", args[1]); err != nil {
 				return err
 			}
-			views, t := viewPartitions(d.Partitions)
+			views, t := viewList(d.Partitions, partitionHeaders, viewPartition)
 			return a.show(views, t)
 		}),
 	}, &cobra.Command{
@@ -319,8 +304,8 @@ func (a *app) partitionCommand() *cobra.Command {
 			}
 			for _, p := range d.Partitions {
 				if p.ID == pid {
-					views, t := viewPartitions([]wire.PartitionResponse{p})
-					return a.show(views[0], t)
+					t := table{headers: partitionHeaders}
+					return a.show(viewPartition(p, &t), t)
 				}
 			}
 			return notFound(false, nil, "partition", args[2])

@@ -22,7 +22,11 @@ var userHeaders = []string{"ID", "USERNAME", "STATUS", "CREATED", "GLOBAL PERMIS
 
 func viewUser(u wire.UserInfo, p *wire.Permissions, t *table) userView {
 	v := userView{ID: u.ID, Username: u.Username, Status: wire.UserStatusWord(u.Status), CreatedAt: timeText(u.CreatedAt), Permissions: grantedGlobal(p)}
-	t.add(v.ID, v.Username, v.Status, v.CreatedAt, v.Permissions)
+	if p == nil { // a list carries no permissions
+		t.add(v.ID, v.Username, v.Status, v.CreatedAt)
+		return v
+	}
+	t.add(v.ID, v.Username, v.Status, v.CreatedAt, strings.Join(v.Permissions, ","))
 	return v
 }
 
@@ -88,11 +92,7 @@ func (a *app) userCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			views := []userView{}
-			t := table{headers: userHeaders[:4]}
-			for _, u := range us {
-				views = append(views, viewUser(u, nil, &t))
-			}
+			views, t := viewList(us, userHeaders[:4], func(u wire.UserInfo, t *table) userView { return viewUser(u, nil, t) })
 			return a.show(views, t)
 		}),
 	}, &cobra.Command{
