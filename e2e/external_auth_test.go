@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -207,5 +208,57 @@ func TestExternalAuthTimeoutAndFailures(t *testing.T) {
 	}
 	if _, err := s.dial().LoginUser("ext-bob", "pass-bob"); err != nil {
 		t.Fatalf("callout once the slot is free: %v", err)
+	}
+}
+
+// In a replica set only the metadata primary calls the service out: a
+// backup answers an unknown user's login 58 (the SDKs retry, and a routing
+// client moves on), and the primary signs the same login in.
+// covers AUTH-24
+func TestExternalAuthOnlyOnTheMetadataPrimary(t *testing.T) {
+	t.Parallel()
+	svc, url := startAuthService(t, func(w http.ResponseWriter, _ *http.Request, _ string) {
+		writeDecision(w, "allow", "carol")
+	})
+	tc := startClusterEnv(t, 3, map[string]string{"IGGY_EXTERNAL_AUTH_ENABLED": "true", "IGGY_EXTERNAL_AUTH_URL": url})
+	k := tc.client()
+	var leader int
+	tc.eventually("a metadata primary", func() error {
+		var err error
+		if leader, err = k.MetadataLeader(); err == nil && leader < 0 {
+			err = errors.New("no leader yet")
+		}
+		return err
+	})
+	if _, err := tc.node(leader).CreateUser("carol", "carol-pass", wire.UserStatusActive, nil); err != nil {
+		t.Fatal(err)
+	}
+	backup := (leader + 1) % len(tc.addrs)
+	tc.eventually("carol replicated to the backup", func() error {
+		_, found, err := tc.node(backup).GetUser(wire.NamedID("carol"))
+		if err == nil && !found {
+			err = errors.New("not yet")
+		}
+		return err
+	})
+	once := func(id int) *client.Client {
+		c, err := client.Dial(context.Background(), tc.addrs[id], client.Options{RequestTimeout: requestTimeout, TransientBudget: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	_, err := once(backup).LoginUser("ext-carol", "pass")
+	wantCode(t, "unknown user's login on a backup", err, wire.TransientNotAccepted)
+	if n := len(svc.seen()); n != 0 {
+		t.Fatalf("a backup called the service out %d times", n)
+	}
+	info, err := once(leader).LoginUser("ext-carol", "pass")
+	if err != nil {
+		t.Fatalf("login on the primary: %v", err)
+	}
+	if len(svc.seen()) != 1 || info.UserID == 0 {
+		t.Fatalf("primary login: user %d, %d callouts", info.UserID, len(svc.seen()))
 	}
 }
