@@ -142,6 +142,8 @@ func TestCLISession(t *testing.T) {
 		t.Fatalf("user create: %+v", user)
 	}
 
+	cliTour(t, c)
+
 	dir := t.TempDir()
 	var snap struct{ Path string }
 	c.ok("", &snap, "snapshot", "--dir", dir)
@@ -199,4 +201,79 @@ func TestCLIOverQUICAndWebSocket(t *testing.T) {
 			t.Errorf("--transport %s: the server saw %q", transport, me.Transport)
 		}
 	}
+}
+
+// cliTour runs the commands the session above does not, each parsed from
+// its JSON: follow, partitions, offsets, groups, tokens, options, stats,
+// cluster metadata and the user commands.
+func cliTour(t *testing.T, c *cli) {
+	t.Helper()
+	var followed []map[string]any
+	code, out, errOut := c.run("", "message", "poll", "orders", "events", "1", "--first", "--count", "2", "--follow", "--limit", "3")
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatalf("poll --follow output: %v\n%s", err, out)
+		}
+		followed = append(followed, m)
+	}
+	if code != 0 || len(followed) != 3 || followed[2]["payload"] != "three" {
+		t.Fatalf("poll --follow: exit %d, %v (%s)", code, followed, errOut)
+	}
+	c.ok("", nil, "partition", "create", "orders", "events", "1")
+	var parts []struct{ ID uint32 }
+	c.ok("", &parts, "partition", "list", "orders", "events")
+	if len(parts) != 3 {
+		t.Fatalf("partitions after adding one: %v", parts)
+	}
+	c.ok("", nil, "consumer-offset", "set", "7", "orders", "events", "1", "1")
+	var off struct {
+		Stored uint64 `json:"stored_offset"`
+	}
+	c.ok("", &off, "consumer-offset", "get", "7", "orders", "events", "1")
+	if off.Stored != 1 {
+		t.Fatalf("stored offset %d, want 1", off.Stored)
+	}
+	c.ok("", nil, "consumer-group", "create", "orders", "events", "billing")
+	var groups []struct{ Name string }
+	c.ok("", &groups, "consumer-group", "list", "orders", "events")
+	if len(groups) != 1 || groups[0].Name != "billing" {
+		t.Fatalf("groups: %v", groups)
+	}
+	c.ok("", nil, "consumer-group", "get", "orders", "events", "billing")
+	c.ok("", nil, "consumer-group", "delete", "orders", "events", "billing")
+	var pat struct{ Token string }
+	c.ok("", &pat, "pat", "create", "ci", "--expiry", "24h")
+	var pats []struct{ Name string }
+	c.ok("", &pats, "pat", "list")
+	if pat.Token == "" || len(pats) < 2 {
+		t.Fatalf("pat create %+v, list %v", pat, pats)
+	}
+	c.ok("", nil, "pat", "delete", "ci")
+	var catalog []struct{ Key string }
+	c.ok("", &catalog, "options", "describe", "topic")
+	var stats struct {
+		Streams uint32 `json:"streams_count"`
+	}
+	c.ok("", &stats, "stats")
+	var meta struct{ Nodes []any }
+	c.ok("", &meta, "cluster", "metadata")
+	if len(catalog) == 0 || stats.Streams != 1 || len(meta.Nodes) == 0 {
+		t.Fatalf("options %d keys, stats %+v, cluster %+v", len(catalog), stats, meta)
+	}
+	c.ok("", nil, "stream", "update", "orders", "--set", "name=orders")
+	c.ok("", nil, "user", "create", "bob", "bob-pass")
+	c.ok("", nil, "user", "permissions", "bob", "--permissions", "read_topics")
+	c.ok("", nil, "user", "password", "bob", "bob-pass-2", "--current", "bob-pass")
+	c.ok("", nil, "user", "update", "bob", "--set", "status=inactive")
+	var bob struct {
+		Status      string
+		Permissions []string `json:"global_permissions"`
+	}
+	c.ok("", &bob, "user", "get", "bob")
+	if bob.Status != "inactive" || len(bob.Permissions) != 1 {
+		t.Fatalf("bob: %+v", bob)
+	}
+	c.ok("", nil, "user", "delete", "bob")
 }
