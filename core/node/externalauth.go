@@ -21,11 +21,9 @@ import (
 // login is answered 58, which the SDKs retry.
 func (n *Node) callOut(p *pendingLogin, source string) {
 	if !n.leading() || n.callouts >= n.cfg.ExternalAuthCalloutsMax {
-		n.cfg.Marks.Hit("node.login.callout_refused")
 		n.loginRetry(p)
 		return
 	}
-	n.cfg.Marks.Hit("node.login.callout")
 	n.callouts++
 	job := compute.Request{
 		Kind: compute.KindExternalAuth, Username: p.l.Username, Password: p.l.Password,
@@ -51,7 +49,6 @@ func (n *Node) calledOut(p *pendingLogin, source string, res compute.Result) {
 			p.then(u.ID, 0)
 			return
 		}
-		n.cfg.Marks.Hit("node.login.callout_allow_refused")
 	case wire.TransientNotAccepted:
 		n.loginRetry(p) // a timeout, a 5xx or 429: not the client's failure
 		return
