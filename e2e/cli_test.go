@@ -24,10 +24,15 @@ func newCLI(t *testing.T, s *server, home string, env ...string) *cli {
 	return &cli{t: t, addr: s.addr, env: append([]string{"HOME=" + home}, env...)}
 }
 
-// run executes iggy with --output json and returns its exit code, stdout and stderr.
+// run executes iggy with --output json (and --address, unless addr is
+// empty) and returns its exit code, stdout and stderr.
 func (c *cli) run(stdin string, args ...string) (int, []byte, []byte) {
 	c.t.Helper()
-	cmd := exec.Command(cliBin, append([]string{"--address", c.addr, "--output", "json"}, args...)...)
+	flags := []string{"--output", "json"}
+	if c.addr != "" {
+		flags = append(flags, "--address", c.addr)
+	}
+	cmd := exec.Command(cliBin, append(flags, args...)...)
 	cmd.Env = c.env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
@@ -82,6 +87,8 @@ func TestCLISession(t *testing.T) {
 		UserID uint32 `json:"user_id"`
 	}
 	c.ok("", &me, "me")
+	// Given no address either, a command goes to the session's server.
+	(&cli{t: t, env: c.env}).ok("", &me, "me")
 
 	var stream struct {
 		ID   uint32

@@ -47,8 +47,11 @@ func (a *app) rootCommand() *cobra.Command {
 			"  iggy --output json topic get orders events",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRunE: func(*cobra.Command, []string) error {
-			return a.flags.check()
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := a.flags.check(); err != nil {
+				return err
+			}
+			return a.serverOfSession(cmd.Flags().Changed("address") || cmd.Flags().Changed("transport"))
 		},
 	}
 	a.flags.register(root.PersistentFlags())

@@ -55,6 +55,20 @@ func loadSession(path string) (savedSession, bool, error) {
 	return s, true, nil
 }
 
+// serverOfSession points a command given no server and no credentials at
+// the server of the saved session, whose token it will use.
+func (a *app) serverOfSession(serverGiven bool) error {
+	if u, _, t := a.credentials(); serverGiven || u != "" || t != "" {
+		return nil
+	}
+	s, found, err := loadSession(a.sessionPath())
+	if err != nil || !found {
+		return nil // a command that needs the session reports what is wrong with it
+	}
+	a.flags.address, a.flags.transport = s.Address, s.Transport
+	return a.flags.check()
+}
+
 func saveSession(path string, s savedSession) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("session directory: %w", err)
