@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,9 @@ func TestCLISession(t *testing.T) {
 	// A saved login session serves the later commands, given no
 	// credentials: one argon2 check in all, not one per command.
 	withEnv.ok("", nil, "session", "login", "--expiry", "1h")
+	if fi, err := os.Stat(filepath.Join(home, ".iggy", "session.json")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("session file: %v, %v (want rights 0600)", fi, err)
+	}
 	c := newCLI(t, s, home)
 	var me struct {
 		UserID uint32 `json:"user_id"`
