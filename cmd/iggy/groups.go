@@ -24,7 +24,7 @@ func (o offsetArgs) parse(args []string) (wire.Consumer, wire.Identifier, wire.I
 
 func (a *app) consumerOffsetCommand() *cobra.Command {
 	var o offsetArgs
-	cmd := &cobra.Command{Use: "consumer-offset", Short: "Read, store and delete a consumer's offset on a partition",
+	cmd := &cobra.Command{Use: "consumer-offset", Aliases: []string{"o"}, Short: "Read, store and delete a consumer's offset on a partition",
 		Example: "  iggy consumer-offset get 1 orders events 1\n  iggy consumer-offset set 1 orders events 1 41"}
 	cmd.PersistentFlags().BoolVar(&o.group, "group", false, "CONSUMER names a consumer group")
 	cmd.AddCommand(&cobra.Command{
@@ -97,7 +97,7 @@ func viewGroup(g wire.ConsumerGroupResponse, t *table) groupView {
 }
 
 func (a *app) consumerGroupCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "consumer-group", Short: "Create, list, show, delete, join and leave consumer groups",
+	cmd := &cobra.Command{Use: "consumer-group", Aliases: []string{"g"}, Short: "Create, list, show, delete, join and leave consumer groups",
 		Example: "  iggy consumer-group create orders events billing\n  iggy consumer-group list orders events"}
 	cmd.AddCommand(&cobra.Command{
 		Use: "create STREAM TOPIC NAME", Short: "Create a consumer group", Args: cobra.ExactArgs(3),

@@ -30,7 +30,7 @@ const (
 )
 
 func (a *app) messageCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "message", Short: "Send and poll messages",
+	cmd := &cobra.Command{Use: "message", Aliases: []string{"m"}, Short: "Send and poll messages",
 		Example: "  echo hello | iggy message send orders events\n  iggy message poll orders events 1 --first --count 10"}
 	cmd.AddCommand(a.sendCommand(), a.pollCommand())
 	return cmd

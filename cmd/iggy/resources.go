@@ -52,7 +52,7 @@ func viewList[T, V any](items []T, headers []string, view func(T, *table) V) ([]
 }
 
 func (a *app) streamCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "stream", Short: "Create, list, show, update and delete streams", Example: "  iggy stream create orders\n  iggy stream list"}
+	cmd := &cobra.Command{Use: "stream", Aliases: []string{"s"}, Short: "Create, list, show, update and delete streams", Example: "  iggy stream create orders\n  iggy stream list"}
 	cmd.AddCommand(&cobra.Command{
 		Use: "create NAME", Short: "Create a stream", Example: "  iggy stream create orders", Args: cobra.ExactArgs(1),
 		RunE: a.withClient(func(c *client.Client, args []string) error {
@@ -196,7 +196,7 @@ func viewPartition(p wire.PartitionResponse, t *table) partitionView {
 }
 
 func (a *app) topicCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "topic", Short: "Create, list, show, update and delete topics", Example: "  iggy topic create orders events 3\n  iggy topic list orders"}
+	cmd := &cobra.Command{Use: "topic", Aliases: []string{"t"}, Short: "Create, list, show, update and delete topics", Example: "  iggy topic create orders events 3\n  iggy topic list orders"}
 	var create optionFlags
 	createCmd := &cobra.Command{
 		Use: "create STREAM NAME PARTITIONS", Short: "Create a topic",
@@ -263,8 +263,9 @@ func (a *app) showTopic(d wire.TopicDetails) error {
 
 func (a *app) partitionCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "partition",
-		Short: "Add, list and remove a topic's partitions",
+		Use:     "partition",
+		Aliases: []string{"p"},
+		Short:   "Add, list and remove a topic's partitions",
 		Long: "Partitions are added and removed at the end of a topic (under partition_resize_policy = mutable).\n" +
 			"A partition has no options of its own, so there is no `partition update`: see `topic update`.",
 		Example: "  iggy partition create orders events 2\n  iggy partition list orders events",
@@ -327,7 +328,7 @@ func (a *app) partitionCommand() *cobra.Command {
 }
 
 func (a *app) segmentsCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "segments", Short: "Manage a partition's segments", Example: "  iggy segments delete orders events 1 2"}
+	cmd := &cobra.Command{Use: "segments", Aliases: []string{"segment", "seg"}, Short: "Manage a partition's segments", Example: "  iggy segments delete orders events 1 2"}
 	cmd.AddCommand(&cobra.Command{
 		Use: "delete STREAM TOPIC PARTITION COUNT", Short: "Delete the oldest COUNT segments of a partition",
 		Example: "  iggy segments delete orders events 1 2", Args: cobra.ExactArgs(4),

@@ -85,7 +85,7 @@ func saveSession(path string, s savedSession) error {
 }
 
 func (a *app) sessionCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "session", Short: "Log in once and keep the session for later commands",
+	cmd := &cobra.Command{Use: "session", Aliases: []string{"sess"}, Short: "Log in once and keep the session for later commands",
 		Long: "`iggy session login` signs in with the given credentials, creates a personal access token and\n" +
 			"saves it (with 0600 rights) for later commands run without credentials; `iggy session logout`\n" +
 			"deletes the token on the server and the file.",

@@ -102,9 +102,10 @@ func (a *app) statsCommand() *cobra.Command {
 }
 
 func (a *app) clusterCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "cluster", Short: "Cluster information", Example: "  iggy cluster metadata"}
+	cmd := &cobra.Command{Use: "cluster", Aliases: []string{"cl"}, Short: "Cluster information", Example: "  iggy cluster metadata"}
 	cmd.AddCommand(&cobra.Command{
 		Use:     "metadata",
+		Aliases: []string{"m"},
 		Short:   "Show the cluster's name and nodes",
 		Example: "  iggy cluster metadata",
 		Args:    cobra.NoArgs,

@@ -31,7 +31,7 @@ func viewUser(u wire.UserInfo, p *wire.Permissions, t *table) userView {
 }
 
 func (a *app) userCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "user", Short: "Create, list, show, update and delete users; passwords and permissions",
+	cmd := &cobra.Command{Use: "user", Aliases: []string{"u"}, Short: "Create, list, show, update and delete users; passwords and permissions",
 		Example: "  iggy user create alice s3cret --permissions read_streams,poll_messages\n  iggy user list"}
 	var status string
 	var perms []string
