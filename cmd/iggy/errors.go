@@ -58,10 +58,7 @@ func exitCode(err error) int {
 	case errors.As(err, &conn) || errors.Is(err, client.ErrClosed):
 		return exitConnection
 	}
-	if _, ok := iggyCode(err); ok {
-		return exitRefused
-	}
-	return exitRefused
+	return exitRefused // an Iggy error code, an eviction, or a local failure (writing a file)
 }
 
 // isCobraUsage recognises cobra's own argument and flag errors, which it
