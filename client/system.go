@@ -40,3 +40,23 @@ func (c *Client) GetClusterMetadata() (wire.ClusterMetadata, error) {
 	}
 	return m, nil
 }
+
+// GetSnapshotFile asks for the diagnostic ZIP (code 11) of the given parts
+// (wire.SnapshotType*), compressed as compression (wire.SnapshotCompression*),
+// and returns the archive's bytes.
+func (c *Client) GetSnapshotFile(compression uint8, types []uint8) ([]byte, error) {
+	return c.call(wire.CmdGetSnapshotFile, encode(wire.SnapshotRequest{Compression: compression, Types: types}.Encode))
+}
+
+// DescribeOptions reads the option catalog of scope (code 13, RES-2).
+func (c *Client) DescribeOptions(scope wire.OptionScope) ([]wire.OptionDescriptor, error) {
+	payload, err := c.call(wire.CmdDescribeOptions, encode(func(w *wire.Writer) { wire.EncodeDescribeOptionsRequest(w, scope) }))
+	if err != nil {
+		return nil, err
+	}
+	d, code := wire.DecodeDescribeOptions(payload)
+	if code != wire.OK {
+		return nil, decodeFailed("DescribeOptions", code)
+	}
+	return d, nil
+}

@@ -36,7 +36,7 @@ func init() {
 		"create-user": cmdCreateUser, "update-permissions": cmdUpdatePermissions,
 		"send": cmdSend, "poll": cmdPoll, "deferred-poll": cmdDeferredPoll, "cancel-deferred": cmdCancelDeferred,
 		"store-offset": cmdStoreOffset, "get-offset": cmdGetOffset, "delete-offset": cmdDeleteOffset,
-		"rm": cmdRm,
+		"rm": cmdRm, "release-callouts": cmdReleaseCallouts,
 	}
 }
 
@@ -66,13 +66,14 @@ func rootArg(a *args) (user, password string, ok bool) {
 	return user, password, true
 }
 
-// boot [root=user/password] [clients=N] [shards=N] [parked=N] [defer-inflight=N]
+// boot [root=user/password] [clients=N] [shards=N] [parked=N] [defer-inflight=N] [callouts=N]
 // [heartbeat=T]: start the first node on the empty disk, with a client table
 // of N sessions, room for N parked deferred polls per shard and N bytes of
 // their reads, and a heartbeat interval of T ticks (0, the default:
 // sessions never expire).
 func cmdBoot(w *world, a *args) {
 	user, password, ok := rootArg(a)
+	w.calloutsMax = a.u32("callouts", 0)
 	w.clientsTableMax = a.u32("clients", 0)
 	w.parkedMax = a.u32("parked", 0)
 	w.inflightMax = a.u64("defer-inflight", 0)

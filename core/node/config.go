@@ -99,6 +99,10 @@ type Config struct {
 	// replica set, the primary that finds the committed log empty proposes
 	// it (ROOT-7: the other replicas wait for it to be replicated).
 	Root *RootCredentials
+	// ExternalAuthCalloutsMax is external_auth.max_concurrent_callouts when
+	// external_auth is enabled, 0 when it is not: a password login naming
+	// an unknown user is then asked of the service (externalauth.go).
+	ExternalAuthCalloutsMax uint32
 }
 
 // RosterNode is one node of the replica set as clients are told of it:

@@ -52,6 +52,12 @@ func runJob(r compute.Request) compute.Result {
 			return compute.Result{ID: r.ID}
 		}
 		return compute.Result{ID: r.ID, Code: uint32(wire.InvalidCredentials)}
+	case compute.KindExternalAuth:
+		// The stand-in service allows "ext-NAME" as NAME and denies the rest.
+		if name, ok := strings.CutPrefix(r.Username, "ext-"); ok {
+			return compute.Result{ID: r.ID, Data: []byte(name)}
+		}
+		return compute.Result{ID: r.ID, Code: uint32(wire.InvalidCredentials)}
 	}
 	return compute.Result{ID: r.ID, Code: uint32(wire.FeatureUnavailable)}
 }
@@ -95,6 +101,11 @@ type world struct {
 	// connection closed), so its output must be taken once more.
 	stepped bool
 	jobs    []compute.Request // handed out by the node, answered by runJobs
+	// calloutsMax is external_auth.max_concurrent_callouts (0: disabled);
+	// heldCallouts are the callouts of "slow-" users, answered only by
+	// release-callouts (externalauth_test.go).
+	calloutsMax  uint32
+	heldCallouts []compute.Request
 	// clientsTableMax is the node's metadata.clients_table_max (0: the
 	// default), set by boot and restart.
 	clientsTableMax uint32
@@ -159,7 +170,7 @@ func (w *world) startUnsettled(root *node.RootCredentials) {
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
 		ClientsTableMax: w.clientsTableMax, Shards: uint8(w.shards), Marks: w.marks,
 		DeferredPollMaxPending: w.parkedMax, DeferredPollInflightBytesMax: w.inflightMax,
-		HeartbeatIntervalTicks: w.heartbeatTicks,
+		HeartbeatIntervalTicks: w.heartbeatTicks, ExternalAuthCalloutsMax: w.calloutsMax,
 	}
 	w.node = node.New(cfg, simCrypto{rng: w.rng})
 	w.node.Step(w.now())
@@ -210,6 +221,10 @@ func (w *world) runJobs() {
 	jobs := w.jobs
 	w.jobs = nil
 	for _, j := range jobs {
+		if j.Kind == compute.KindExternalAuth && strings.HasPrefix(j.Username, "slow-") {
+			w.heldCallouts = append(w.heldCallouts, j)
+			continue
+		}
 		w.node.Step(node.JobResult(runJob(j)))
 	}
 }

@@ -103,6 +103,7 @@ type state struct {
 
 	jobs      map[uint64]func(compute.Result) // handed out, awaiting their result
 	nextJobID uint64
+	callouts  uint32  // external_auth callouts among jobs (externalauth.go)
 	logins    *logins // password logins waiting for their check, and backoff
 }
 
