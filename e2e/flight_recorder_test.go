@@ -95,16 +95,13 @@ func flightWorkload(t *testing.T, s *server, admin *client.Client, stream, topic
 		if _, err := s.dial().LoginWithToken(token); err != nil {
 			t.Fatalf("login with token: %v", err)
 		}
-		created, err := admin.CreateConsumerGroup(stream, topic, "crew")
-		if err != nil {
-			t.Fatalf("create group: %v", err)
-		}
-		g := wire.NumericID(created.ID)
-		if err := admin.JoinConsumerGroup(stream, topic, g); err != nil {
-			t.Fatalf("join group: %v", err)
-		}
-		if _, _, err := admin.SyncConsumerGroup(stream, topic, g); err != nil {
-			t.Fatalf("sync group: %v", err)
+		flightGroup(t, admin, stream, topic)
+	} else {
+		// The restarted server's admin session is no member: its poll
+		// gets the re-sync sentinel.
+		p := uint32(0)
+		if _, _, err := admin.PollMessages(client.GroupConsumer(wire.NamedID("crew")), stream, topic, &p, wire.PollNext, 0, 50, false); err != nil {
+			t.Fatalf("group poll of a non-member: %v", err)
 		}
 	}
 	if err := s.login(user, flightSecret).Close(); err != nil {
@@ -114,6 +111,31 @@ func flightWorkload(t *testing.T, s *server, admin *client.Client, stream, topic
 		t.Fatalf("a wrong password logged in")
 	}
 	return token
+}
+
+// flightGroup creates a consumer group, joins it and polls each assigned
+// partition with auto-commit, by the group's id and by its name.
+func flightGroup(t *testing.T, admin *client.Client, stream, topic wire.Identifier) {
+	t.Helper()
+	created, err := admin.CreateConsumerGroup(stream, topic, "crew")
+	if err != nil {
+		t.Fatalf("create group: %v", err)
+	}
+	g := wire.NumericID(created.ID)
+	if err := admin.JoinConsumerGroup(stream, topic, g); err != nil {
+		t.Fatalf("join group: %v", err)
+	}
+	a, _, err := admin.SyncConsumerGroup(stream, topic, g)
+	if err != nil || len(a.Partitions) == 0 {
+		t.Fatalf("sync group: %+v, %v", a, err)
+	}
+	for _, id := range []wire.Identifier{g, wire.NamedID("crew")} {
+		for _, p := range a.Partitions {
+			if _, _, err := admin.PollMessages(client.GroupConsumer(id), stream, topic, &p, wire.PollNext, 0, 50, true); err != nil {
+				t.Fatalf("group poll of partition %d by %v: %v", p, id, err)
+			}
+		}
+	}
 }
 
 // dumpBySignal sends SIGUSR2 and returns the dump the server writes.
