@@ -45,7 +45,10 @@ func TestFlightRecorderReplaysTheServer(t *testing.T) {
 			t.Fatalf("the dump holds the secret %q", secret)
 		}
 	}
-	res, err := flight.Replay(bytes.NewReader(dump), flight.Options{Force: true, Check: true})
+	if _, err := flight.Replay(bytes.NewReader(dump), flight.Options{Force: true}); err == nil || !strings.Contains(err.Error(), "-data") {
+		t.Fatalf("a dump with poll reads by digest replayed without the data directory: %v", err)
+	}
+	res, err := flight.Replay(bytes.NewReader(dump), flight.Options{Force: true, Check: true, DataDir: dir})
 	if err != nil {
 		t.Fatalf("replay: %v", err)
 	}

@@ -35,8 +35,9 @@ func newFlightBox(cfg *config.Config, nc node.Config, shards int, log *slog.Logg
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(cfg.System.Path, dir)
 	}
-	log.Info("flight recorder on", "ring_size", fr.RingSize, "dump_path", dir)
-	return &flightBox{rec: flight.NewRecorder(int(fr.RingSize), nc, shards), dir: dir, log: log}
+	log.Info("flight recorder on", "ring_size", fr.RingSize, "dump_path", dir, "record_read_data", fr.RecordReadData)
+	rec := flight.NewRecorder(flight.Config{RingBytes: int(fr.RingSize), Node: nc, Shards: shards, ReadData: fr.RecordReadData})
+	return &flightBox{rec: rec, dir: dir, log: log}
 }
 
 // shard is shard id's recorder, or nil.
