@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,4 +164,41 @@ func dumpBySignal(t *testing.T, s *server, dataDir string) []byte {
 	}
 	t.Fatalf("no dump after SIGUSR2; stderr:\n%s", s.stderr.String())
 	return nil
+}
+
+// A dump on demand: DumpFlightRecorder (19) over TCP and POST
+// /debug/flight-recorder/dump over HTTP each write a dump under dump_path
+// and answer its name, and the dump replays. Both need manage_servers; a
+// server without the recorder answers 5 FeatureUnavailable.
+func TestFlightRecorderDumpOnDemand(t *testing.T) {
+	h := startHTTPServer(t, map[string]string{"IGGY_DEBUG_FLIGHT_RECORDER_ENABLED": "true",
+		"IGGY_DEBUG_FLIGHT_RECORDER_RING_SIZE": "8 MiB"})
+	dir := filepath.Join(h.cfg.dataDir, "flight_recorder")
+	admin := h.root()
+	name, err := admin.DumpFlightRecorder()
+	if err != nil {
+		t.Fatalf("DumpFlightRecorder: %v", err)
+	}
+	dump, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatalf("the dump named %q: %v", name, err)
+	}
+	if _, err := flight.Replay(bytes.NewReader(dump), flight.Options{Force: true, DataDir: h.cfg.dataDir}); err != nil {
+		t.Fatalf("replay of the dump: %v", err)
+	}
+	var got struct{ File string }
+	h.do(t, "POST", "/debug/flight-recorder/dump", h.rootToken(t), nil).ok(t, http.StatusOK, "dump over HTTP").json(t, &got)
+	if _, err := os.Stat(filepath.Join(dir, got.File)); err != nil || got.File == name || filepath.Base(got.File) != got.File {
+		t.Fatalf("the HTTP dump %q (after %q): %v", got.File, name, err)
+	}
+	if _, err := admin.CreateUser("watcher", flightSecret, wire.UserStatusActive, nil); err != nil {
+		t.Fatalf("create user: %v", err)
+	}
+	_, err = h.login("watcher", flightSecret).DumpFlightRecorder()
+	wantCode(t, "a dump without manage_servers", err, wire.Unauthorized)
+	tok := h.httpLogin(t, "watcher", flightSecret).AccessToken.Token
+	h.do(t, "POST", "/debug/flight-recorder/dump", tok, nil).fails(t, http.StatusForbidden, uint32(wire.Unauthorized), "", "HTTP dump without manage_servers")
+	off := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true})
+	_, err = off.root().DumpFlightRecorder()
+	wantCode(t, "a dump with the recorder off", err, wire.FeatureUnavailable)
 }

@@ -16,10 +16,13 @@ func (tokens) NewToken() string              { return crypto.NewToken() }
 func (tokens) HashToken(token string) string { return crypto.HashToken(token) }
 
 // runJob does the node's compute jobs on a worker: argon2id hashes and
-// checks, and diagnostic archives. A check without a hash (a user that does
-// not exist) runs against standIn, a hash of the parameters of real ones.
-func runJob(r compute.Request, src snapshot.Sources, standIn string) compute.Result {
+// checks, diagnostic archives and flight recorder dumps. A check without a
+// hash (a user that does not exist) runs against standIn, a hash of the
+// parameters of real ones.
+func runJob(r compute.Request, src snapshot.Sources, standIn string, box *flightBox) compute.Result {
 	switch r.Kind {
+	case compute.KindFlightDump:
+		return box.dumpJob(r)
 	case compute.KindHashPassword:
 		h, err := crypto.HashPassword(r.Password)
 		if err != nil {

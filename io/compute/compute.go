@@ -16,6 +16,9 @@ const (
 	// matches. An empty Hash is a login of a user that does not exist: the
 	// job costs what a check of a real user's hash costs and never matches.
 	KindVerifyPassword
+	// KindFlightDump writes a flight recorder dump (DumpFlightRecorder,
+	// 19); Data is the dump's file name.
+	KindFlightDump
 )
 
 // Request is one job; the core allocates ids and never reuses one in a run.
