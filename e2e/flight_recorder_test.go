@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -201,4 +202,52 @@ func TestFlightRecorderDumpOnDemand(t *testing.T) {
 	off := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true})
 	_, err = off.root().DumpFlightRecorder()
 	wantCode(t, "a dump with the recorder off", err, wire.FeatureUnavailable)
+}
+
+// One node of a three-node replica set records too: its dump, taken on
+// demand after replicated metadata, sends and polls, replays to the
+// digests it computed, peer messages included, on a backup and on the
+// node the client reached first.
+func TestFlightRecorderReplaysAClusterNode(t *testing.T) {
+	tc := startClusterEnv(t, 3, map[string]string{"IGGY_DEBUG_FLIGHT_RECORDER_ENABLED": "true",
+		"IGGY_DEBUG_FLIGHT_RECORDER_RING_SIZE": "16 MiB"})
+	c0 := tc.node(0)
+	s, err := c0.CreateStream("flight")
+	if err != nil {
+		t.Fatalf("create stream: %v", err)
+	}
+	if _, err := c0.CreateTopic(wire.NumericID(s.ID), "events", 2, nil); err != nil {
+		t.Fatalf("create topic: %v", err)
+	}
+	stream, topic := wire.NumericID(s.ID), wire.NamedID("events")
+	k := tc.client()
+	for b := range 10 {
+		msgs := []client.Message{{ID: messageID(2, uint64(b+1)), Payload: bytes.Repeat([]byte{byte(b)}, 200)}}
+		tc.eventually("send", func() error { _, err := k.SendMessages(stream, topic, uint32(b%2), msgs); return err })
+	}
+	for p := range uint32(2) {
+		tc.eventually("poll", func() error {
+			_, msgs, err := k.PollMessages(client.Consumer(1), stream, topic, p, wire.PollOffset, 0, 100, false)
+			if err == nil && len(msgs) != 5 {
+				err = fmt.Errorf("polled %d of 5", len(msgs))
+			}
+			return err
+		})
+	}
+	for _, id := range []int{0, 1} {
+		name, err := tc.node(id).DumpFlightRecorder()
+		if err != nil {
+			t.Fatalf("dump node %d: %v", id, err)
+		}
+		data := tc.nodes[id].cfg.dataDir
+		dump, err := os.ReadFile(filepath.Join(data, "flight_recorder", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := flight.Replay(bytes.NewReader(dump), flight.Options{Force: true, DataDir: data})
+		if err != nil || !res.Complete || res.Hash != res.Header.Hash {
+			t.Fatalf("replay of node %d: %+v, %v", id, res, err)
+		}
+		t.Logf("node %d: replayed %d inputs, %d takes", id, res.Inputs, res.Takes)
+	}
 }

@@ -230,6 +230,13 @@ func (c *recordingCrypto) HashToken(token string) string {
 	return h
 }
 
+// A Random(b []byte) method of node.Crypto (stream keys, nonce bases)
+// belongs here, with a record kind after kindHashToken and a replayCrypto
+// answer in replay.go. Its bytes may be key material: record them like a
+// minted token (length only, the replay filling stand-ins) unless they
+// are known not to be secret, and say in DESIGN.md what a replay can then
+// not reproduce (data sealed with such a key differs).
+
 func (s *Shard) answer(kind uint8, n uint64, v string) {
 	if s.answerN == answersMax {
 		return // more than any input makes: the replay reports the gap
