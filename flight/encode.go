@@ -90,8 +90,10 @@ func (e *encoder) OnCompletion(c storage.Completion) {
 	case c.Data == nil:
 		e.scratch = append(e.scratch, dataNone)
 	case (*Shard)(e).replyReads.take(c.ID):
+		digest := xxh3.Hash(c.Data)
+		(*Shard)(e).out.read(c.Data, digest)
 		e.scratch = append(e.scratch, dataDigest)
-		e.scratch = appendUvarint(appendU64(e.scratch, xxh3.Hash(c.Data)), uint64(len(c.Data)))
+		e.scratch = appendUvarint(appendU64(e.scratch, digest), uint64(len(c.Data)))
 	default:
 		e.scratch = append(e.scratch, dataBytes)
 		e.tail = c.Data

@@ -146,3 +146,46 @@ func FuzzDecodeInput(f *testing.F) {
 		}
 	})
 }
+
+// Recording a 1 MB poll read: by digest (the default) and with its bytes.
+func BenchmarkRecordPollRead(b *testing.B) {
+	data := make([]byte, 1<<20)
+	for _, keep := range []bool{false, true} {
+		name := "digest"
+		if keep {
+			name = "bytes"
+		}
+		b.Run(name, func(b *testing.B) {
+			rec := NewRecorder(Config{RingBytes: 64 << 20, Shards: 1, ReadData: keep})
+			s := rec.Shard(0)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for id := storage.ReqID(1); b.Loop(); id++ {
+				s.noteReplyReads([]storage.Request{{ID: id, Op: storage.OpRead, ReplyOnly: true}})
+				s.scratch, s.tail = append(s.scratch[:0], 0, 0), nil
+				node.Completion{ID: id, Data: data}.Visit((*encoder)(s))
+				rec.put(s.scratch, s.tail)
+			}
+		})
+	}
+}
+
+// A reply part within a poll read recorded by digest is hashed as that
+// digest and its offset (the replay's read has the same digest, its bytes
+// checked), not hashed again; until the next take only.
+func TestReplyPartsOfADigestReadHashByDigest(t *testing.T) {
+	server, replay := bytes.Repeat([]byte{1}, 4096), bytes.Repeat([]byte{2}, 4096)
+	take := func(o *outputHash, read []byte) uint64 {
+		r := node.Ready{Replies: []bus.Reply{{Conn: 1, Parts: [][]byte{read[100:300]}}}}
+		return o.take(&r)[outReplies]
+	}
+	a, b := newOutputHash(), newOutputHash()
+	a.read(server, 42)
+	b.read(replay, 42)
+	if take(&a, server) != take(&b, replay) {
+		t.Fatalf("parts of reads of one digest hash apart")
+	}
+	if take(&a, server) == take(&b, replay) {
+		t.Fatalf("a read was remembered past its take")
+	}
+}

@@ -259,6 +259,7 @@ func (rp *replayer) readBack(p *pending) error {
 	}
 	c.Data = data
 	p.in = node.Completion(c)
+	rp.out[p.shard].read(data, p.read.digest)
 	return nil
 }
 
