@@ -22,9 +22,10 @@ const clusterAttemptsMax = 16
 // (NotPrimary) or its connection fails. Metadata requests may go to any
 // node: a backup forwards them to the metadata primary.
 //
-// GetClusterMetadata's records carry no replica id in protocol 0.12
-// (protocol-framing.md 7.4), so the caller gives the nodes' addresses in
-// replica-id order, as a roster lists them.
+// The caller gives the nodes' addresses in replica-id order, as a roster
+// lists them: protocol 0.12's GetClusterMetadata records carry no replica
+// id (ours add it in a trailer, wire.ClusterMetadata.Replicas, which other
+// servers do not send).
 type Cluster struct {
 	opts               Options
 	addrs              []string // by replica id
@@ -249,9 +250,36 @@ func (k *Cluster) MetadataLeader() (int, error) {
 		for i, n := range m.Nodes {
 			if n.Role == wire.ClusterRoleLeader {
 				leader = i
+				if m.Replicas {
+					leader = int(n.ReplicaID)
+				}
 			}
 		}
 		return err
 	})
 	return leader, err
+}
+
+// PrimaryAddr is the address of the node PartitionRoutes (asked of any
+// node) names the partition's primary, for a caller that keeps its own
+// connection to it (iggy-bench's actors); that caller follows no later
+// view change.
+func (k *Cluster) PrimaryAddr(stream, topic wire.Identifier, partition uint32) (string, error) {
+	primary := -1
+	err := k.Any(func(c *Client) error {
+		routes, err := c.PartitionRoutes(stream, topic)
+		for _, rt := range routes {
+			if rt.PartitionID == partition && int(rt.Primary) < len(k.addrs) {
+				primary = int(rt.Primary)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if primary < 0 {
+		return "", fmt.Errorf("%w: no route to partition %d", ErrInvalidArgument, partition)
+	}
+	return k.addrs[primary], nil
 }

@@ -51,3 +51,27 @@ func TestClusterFollowsNotPrimaryToTheRoute(t *testing.T) {
 		t.Errorf("the primary saw %d stores, want 2", got)
 	}
 }
+
+// PrimaryAddr names the address of the node the routes call a partition's
+// primary, asked of whichever node answers (a dead one is skipped).
+func TestClusterPrimaryAddr(t *testing.T) {
+	routes := newFakeServer(t, func(h wire.RequestHeader, body []byte) [][]byte {
+		if h.Operation == wire.OpNonReplicated && h.NRCode == wire.CmdPartitionRoutes {
+			var w wire.Writer
+			wire.EncodePartitionRoutes(&w, []wire.PartitionRoute{{PartitionID: 0, Primary: 2, View: 2}, {PartitionID: 1, Primary: 1, View: 4}})
+			return wire.RawFrame(wire.ReplyTo(h), w.Buf)
+		}
+		return okHandler(h, body)
+	})
+	addrs := []string{"127.0.0.1:1", routes.ln.Addr().String(), "10.9.9.9:9"}
+	k := NewCluster(addrs, "iggy", "iggy", Options{})
+	defer k.Close()
+	for part, want := range map[uint32]string{0: addrs[2], 1: addrs[1]} {
+		if got, err := k.PrimaryAddr(wire.NumericID(1), wire.NumericID(1), part); err != nil || got != want {
+			t.Fatalf("partition %d: %q %v, want %q", part, got, err, want)
+		}
+	}
+	if _, err := k.PrimaryAddr(wire.NumericID(1), wire.NumericID(1), 7); err == nil {
+		t.Fatal("a partition without a route has an address")
+	}
+}

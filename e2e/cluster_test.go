@@ -3,6 +3,7 @@ package e2e
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,9 +44,10 @@ func startClusterEnv(t *testing.T, n int, env map[string]string, withoutRoot ...
 	dir := t.TempDir()
 	tc := &testCluster{t: t}
 	var replicaPorts []string
-	for range n {
-		tc.addrs = append(tc.addrs, freeAddr(t))
-		replicaPorts = append(replicaPorts, portOf(t, freeAddr(t)))
+	free := distinctFreeAddrs(t, 2*n)
+	for i := range n {
+		tc.addrs = append(tc.addrs, free[i])
+		replicaPorts = append(replicaPorts, portOf(t, free[n+i]))
 	}
 	tcpPorts := make([]string, n)
 	for i, a := range tc.addrs {
@@ -67,6 +69,23 @@ func startClusterEnv(t *testing.T, n int, env map[string]string, withoutRoot ...
 		s.waitReady()
 	}
 	return tc
+}
+
+// distinctFreeAddrs picks n free loopback addresses, all different: each
+// listener stays open until all are picked (freeAddr one after another may
+// hand out a port it just released, which the roster refuses as a clash).
+func distinctFreeAddrs(t *testing.T, n int) []string {
+	t.Helper()
+	var addrs []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("pick a free port: %v", err)
+		}
+		defer l.Close()
+		addrs = append(addrs, l.Addr().String())
+	}
+	return addrs
 }
 
 // writeRoster writes a config file of a replica set on 127.0.0.1 whose
@@ -138,7 +157,7 @@ func (tc *testCluster) node(id int) *client.Client {
 // created on node 0 is listed on nodes 1 and 2, a topic created through a
 // backup (forwarded to the metadata primary) exists everywhere, and
 // GetClusterMetadata on any node lists the roster with one leader.
-// covers VSR-1, ROOT-7
+// covers VSR-1, ROOT-7, VSR-31
 func TestClusterReplicatesMetadataAcrossProcesses(t *testing.T) {
 	tc := startCluster(t, 3, 2)
 	c0 := tc.node(0)
@@ -178,18 +197,20 @@ func TestClusterReplicatesMetadataAcrossProcesses(t *testing.T) {
 }
 
 // checkRoster asks node id for the cluster metadata: the three roster
-// nodes in order with their ports, exactly one of them the leader.
+// nodes in order with their ports and replica ids (VSR-31), exactly one of
+// them the leader, every one healthy.
 func checkRoster(tc *testCluster, id int) error {
 	m, err := tc.node(id).GetClusterMetadata()
 	if err != nil {
 		return err
 	}
-	if m.Name != "e2e-cluster" || len(m.Nodes) != len(tc.addrs) {
+	if m.Name != "e2e-cluster" || len(m.Nodes) != len(tc.addrs) || !m.Replicas {
 		return fmt.Errorf("metadata %+v", m)
 	}
 	leaders := 0
 	for i, n := range m.Nodes {
-		if n.Name != fmt.Sprintf("node-%d", i) || n.Address != "127.0.0.1" || strconv.Itoa(int(n.TCPPort)) != portOf(tc.t, tc.addrs[i]) {
+		if n.Name != fmt.Sprintf("node-%d", i) || n.Address != "127.0.0.1" || strconv.Itoa(int(n.TCPPort)) != portOf(tc.t, tc.addrs[i]) ||
+			int(n.ReplicaID) != i || n.Status != wire.ClusterStatusHealthy {
 			return fmt.Errorf("node record %d: %+v", i, n)
 		}
 		if n.Role == wire.ClusterRoleLeader {

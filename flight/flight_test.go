@@ -47,7 +47,8 @@ func requestFrame(op wire.Operation, body []byte) []byte {
 }
 
 // The recorded copy of a login, a CreateUser and a ChangePassword holds
-// no password; the frame the node gets is untouched.
+// no password, and that of a CreateStream no stream key; the frame the
+// node gets is untouched.
 func TestRedactionKeepsPasswordsOut(t *testing.T) {
 	const secret = "correct-horse-battery"
 	create := wire.Writer{}
@@ -57,8 +58,13 @@ func TestRedactionKeepsPasswordsOut(t *testing.T) {
 	token := wire.Writer{}
 	wire.LoginPrefix{Version: wire.ProtocolVersionCurrent, SDKName: "go", SDKVersion: "1"}.Encode(&token)
 	wire.LoginToken{Token: secret}.Encode(&token)
+	stream := wire.Writer{}
+	wire.CreateStreamRequest{Name: "s", Options: wire.Options{
+		{Key: "a_key", Kind: wire.KindString, Value: []byte("shown")},
+		{Key: wire.OptEncryptionKey, Kind: wire.KindRaw, Value: []byte(secret + "-0123456789a")}}}.Encode(&stream)
 	frames := [][]byte{loginFrame("pilot", secret), requestFrame(wire.OpCreateUser, create.Buf),
-		requestFrame(wire.OpChangePassword, change.Buf), requestFrame(wire.OpRegister, token.Buf)}
+		requestFrame(wire.OpChangePassword, change.Buf), requestFrame(wire.OpRegister, token.Buf),
+		requestFrame(wire.OpCreateStream, stream.Buf)}
 	rec := NewRecorder(Config{RingBytes: RingBytesMin, Shards: 1})
 	s := rec.Shard(0)
 	for _, f := range frames {
@@ -68,7 +74,7 @@ func TestRedactionKeepsPasswordsOut(t *testing.T) {
 		if !bytes.Equal(f, orig) {
 			t.Fatalf("redaction changed the node's frame")
 		}
-		if bytes.Contains(s.scratch, []byte(secret)) {
+		if bytes.Contains(s.scratch, []byte(secret)) || bytes.Contains(s.tail, []byte(secret)) {
 			t.Fatalf("a recorded frame holds the password: %q", s.scratch)
 		}
 		if len(s.scratch) != 2+1+len(f) {

@@ -42,6 +42,8 @@ const (
 	kindTake
 	kindMint
 	kindHashToken
+	kindRandom
+	kindNewKey
 )
 
 // How a completion record carries its data: none, the bytes, or (a poll

@@ -230,12 +230,16 @@ func (c *recordingCrypto) HashToken(token string) string {
 	return h
 }
 
-// A Random(b []byte) method of node.Crypto (stream keys, nonce bases)
-// belongs here, with a record kind after kindHashToken and a replayCrypto
-// answer in replay.go. Its bytes may be key material: record them like a
-// minted token (length only, the replay filling stand-ins) unless they
-// are known not to be secret, and say in DESIGN.md what a replay can then
-// not reproduce (data sealed with such a key differs).
+func (c *recordingCrypto) Random(b []byte) {
+	c.inner.Random(b)
+	c.s.answer(kindRandom, uint64(len(b)), string(b))
+}
+
+// NewKey records only that a key was drawn, never the key.
+func (c *recordingCrypto) NewKey(b []byte) {
+	c.inner.NewKey(b)
+	c.s.answer(kindNewKey, uint64(len(b)), "")
+}
 
 func (s *Shard) answer(kind uint8, n uint64, v string) {
 	if s.answerN == answersMax {

@@ -164,7 +164,7 @@ func (rp *replayer) until() bool { return rp.o.Until > 0 && rp.res.Inputs >= rp.
 
 func (rp *replayer) record(rec []byte) error {
 	kind, shard := rec[0], rec[1]
-	if kind == kindMint || kind == kindHashToken {
+	if kind == kindMint || kind == kindHashToken || kind == kindRandom || kind == kindNewKey {
 		if rp.pend[shard] == nil {
 			return fmt.Errorf("a token answer of shard %d follows no input of that shard", shard)
 		}
@@ -377,6 +377,25 @@ func (c *replayCrypto) HashToken(string) string {
 	}
 	r.uvarint()
 	return string(r.b)
+}
+
+// Random gives back the recorded bytes.
+func (c *replayCrypto) Random(b []byte) {
+	r, ok := c.next(kindRandom)
+	if !ok {
+		return
+	}
+	r.uvarint()
+	copy(b, r.b)
+}
+
+// NewKey gives a stand-in key: the server never records a secret key, so
+// a window that generates a stream key replays with other wraps and
+// diverges there (the replay names the input).
+func (c *replayCrypto) NewKey(b []byte) {
+	if _, ok := c.next(kindNewKey); ok {
+		clear(b)
+	}
 }
 
 func (c *replayCrypto) leftover() error {

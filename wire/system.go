@@ -264,6 +264,13 @@ const (
 type ClusterMetadata struct {
 	Name  string
 	Nodes []ClusterNode
+	// Replicas says the replica trailer follows the node records: per node,
+	// in record order, its replica id (u8, VSR-31) and rack (u32 string,
+	// empty when unset). Protocol 0.12's record has no replica id, and the
+	// official SDKs (Go and Rust) stop reading after the last record, so the
+	// trailer reaches our client without changing what they decode. A
+	// standalone node sends none (vector 38 stays byte-exact).
+	Replicas bool
 }
 
 // ClusterNode is one node record: 18 bytes plus its two strings.
@@ -276,6 +283,8 @@ type ClusterNode struct {
 	WebSocketPort uint16
 	Role          uint8
 	Status        uint8
+	ReplicaID     uint8  // in the trailer only (ClusterMetadata.Replicas)
+	Rack          string // in the trailer only
 }
 
 const clusterNodeSizeMin = 4 + 4 + 4*2 + 1 + 1
@@ -297,10 +306,19 @@ func (m ClusterMetadata) Encode(w *Writer) {
 		w.U8(n.Role)
 		w.U8(n.Status)
 	}
+	if !m.Replicas {
+		return
+	}
+	for _, n := range m.Nodes {
+		w.U8(n.ReplicaID)
+		w.Str32(n.Rack)
+	}
 }
 
 // DecodeClusterMetadata reads the body as the Go SDK does: more than
 // ClusterNodesMax nodes, a role above Follower or status Unknown is 3.
+// A replica trailer is read when one whole trailer follows the records;
+// other trailing bytes are ignored, as the SDKs ignore them.
 func DecodeClusterMetadata(body []byte) (ClusterMetadata, Code) {
 	r := NewReader(body)
 	m := ClusterMetadata{Name: r.Str32()}
@@ -320,7 +338,28 @@ func DecodeClusterMetadata(body []byte) (ClusterMetadata, Code) {
 	if r.Err() != OK {
 		return ClusterMetadata{}, InvalidCommand
 	}
+	readReplicaTrailer(r, &m)
 	return m, OK
+}
+
+// readReplicaTrailer fills the nodes' replica ids and racks from a whole
+// trailer; anything less leaves m as the records alone said.
+func readReplicaTrailer(r *Reader, m *ClusterMetadata) {
+	if r.Len() == 0 || len(m.Nodes) == 0 {
+		return
+	}
+	ids := make([]uint8, len(m.Nodes))
+	racks := make([]string, len(m.Nodes))
+	for i := range m.Nodes {
+		ids[i], racks[i] = r.U8(), r.Str32()
+	}
+	if r.Err() != OK {
+		return
+	}
+	for i := range m.Nodes {
+		m.Nodes[i].ReplicaID, m.Nodes[i].Rack = ids[i], racks[i]
+	}
+	m.Replicas = true
 }
 
 // Snapshot archive compressions and content types (7.6).

@@ -209,3 +209,31 @@ func FuzzDecodeClusterMetadata(f *testing.F) {
 		framingRoundTrip(t, DecodeClusterMetadata, func(w *Writer, v ClusterMetadata) { v.Encode(w) }, b)
 	})
 }
+
+// A replica set's reply carries every node's replica id (and rack) in a
+// trailer after the 0.12 records: the records decode as before, and the
+// bytes an official SDK reads are the same with and without it.
+// covers VSR-31
+func TestClusterMetadataReplicaTrailer(t *testing.T) {
+	m := ClusterMetadata{Name: "c", Replicas: true, Nodes: []ClusterNode{
+		{Name: "a", Address: "10.0.0.1", TCPPort: 8090, Role: ClusterRoleFollower, ReplicaID: 2, Rack: "r1"},
+		{Name: "b", Address: "10.0.0.2", TCPPort: 8091, Role: ClusterRoleLeader, ReplicaID: 0},
+	}}
+	var with, without Writer
+	m.Encode(&with)
+	plain := m
+	plain.Replicas = false
+	plain.Encode(&without)
+	if !bytes.HasPrefix(with.Buf, without.Buf) || len(with.Buf) != len(without.Buf)+2*(1+4)+len("r1") {
+		t.Fatalf("trailer is not appended after the records:\n%x\n%x", with.Buf, without.Buf)
+	}
+	got, code := DecodeClusterMetadata(with.Buf)
+	if code != OK || !reflect.DeepEqual(got, m) {
+		t.Fatalf("%+v %v", got, code)
+	}
+	// A cut trailer is ignored, as an SDK ignores the whole of it.
+	got, code = DecodeClusterMetadata(with.Buf[:len(with.Buf)-1])
+	if code != OK || got.Replicas || got.Nodes[0].ReplicaID != 0 || got.Nodes[1].Name != "b" {
+		t.Fatalf("cut trailer: %+v %v", got, code)
+	}
+}

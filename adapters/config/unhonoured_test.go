@@ -15,9 +15,9 @@ func TestUnhonouredKeysWarnWhenSet(t *testing.T) {
 	}
 	_, warnings := mustLoad(t,
 		"IGGY_CLUSTER_VIEW_PROBE_ATTEMPTS_MAX=6",
-		"IGGY_MESSAGE_BUS_CLIENT_QUEUE_CAPACITY=7",
+		"IGGY_MESSAGE_BUS_MAX_BATCH=7",
 		"IGGY_HTTP_WEB_UI=true")
-	want := []string{"cluster.view_probe_attempts_max", "http.web_ui", "message_bus.client_queue_capacity"}
+	want := []string{"cluster.view_probe_attempts_max", "http.web_ui", "message_bus.max_batch"}
 	var got []string
 	for _, w := range warnings {
 		if strings.Contains(w, "not honoured") {

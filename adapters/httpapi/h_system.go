@@ -186,6 +186,9 @@ type clusterNodeJSON struct {
 	Endpoints endpointsJSON `json:"endpoints"`
 	Role      string        `json:"role"`
 	Status    string        `json:"status"`
+	// ReplicaID and Rack: a replica set's nodes only (VSR-31).
+	ReplicaID *uint8 `json:"replica_id,omitempty"`
+	Rack      string `json:"rack,omitempty"`
 }
 
 var (
@@ -208,7 +211,13 @@ func (s *Server) getCluster(c caller, w http.ResponseWriter, _ *http.Request) *a
 	return okJSON(w, struct {
 		Name  string            `json:"name"`
 		Nodes []clusterNodeJSON `json:"nodes"`
-	}{Name: m.Name, Nodes: list(m.Nodes, clusterNodeView)})
+	}{Name: m.Name, Nodes: list(m.Nodes, func(n wire.ClusterNode) clusterNodeJSON {
+		v := clusterNodeView(n)
+		if m.Replicas {
+			v.ReplicaID, v.Rack = &n.ReplicaID, n.Rack
+		}
+		return v
+	})})
 }
 
 var scopes = map[string]wire.OptionScope{"topic": wire.ScopeTopic, "stream": wire.ScopeStream, "user": wire.ScopeUser}

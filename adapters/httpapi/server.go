@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/iggygo/iggy/adapters/config"
@@ -56,6 +57,10 @@ type Options struct {
 	// DiskWriteFailures, when set, is the disk_write_failures_total
 	// counter of /metrics: partition writes that failed.
 	DiskWriteFailures func() uint64
+	// Cluster, in a replica set, is this node's place in it: partition
+	// calls are relayed to the partition's primary and control-plane
+	// writes count as forwards. nil: a standalone node.
+	Cluster *Cluster
 }
 
 // graceDefault is message_bus.handshake_grace's default.
@@ -86,6 +91,16 @@ type Server struct {
 	ping    *anonConn
 	mux     *http.ServeMux
 	cors    *corsPolicy
+	// cluster, forwards and relayClient serve forwarding and relays
+	// (relay.go); cluster is nil on a standalone node.
+	cluster     *Cluster
+	forwards    forwardSlots
+	relayClient *http.Client
+	balanced    atomic.Uint32 // the turn of balanced sends that are routed here (relay.go)
+	// partitionDeadline and forwardBudget are the constants of RELAY-19 and
+	// RELAY-18 (tests shorten them).
+	partitionDeadline time.Duration
+	forwardBudget     time.Duration
 
 	srv  *http.Server
 	ln   net.Listener
@@ -112,7 +127,9 @@ func New(opts Options, hub *transport.Hub) (*Server, error) {
 	s := &Server{opts: opts, hub: hub, log: opts.Log, now: opts.Now, tokens: tokens,
 		trusted: newTrustedIssuers(opts.HTTP.JWT, opts.Now), table: newPrincipals(principalsMax),
 		revoked: revoked, metrics: newMetrics(), ping: &anonConn{hub: hub},
-		cors: newCORSPolicy(opts.HTTP.CORS), stop: make(chan struct{})}
+		cors: newCORSPolicy(opts.HTTP.CORS), stop: make(chan struct{}),
+		cluster: opts.Cluster, forwards: make(forwardSlots, forwardsMax), relayClient: newRelayClient(nil),
+		partitionDeadline: partitionDeadline, forwardBudget: metadataForwardBudget}
 	s.mux = s.routes()
 	return s, nil
 }
@@ -128,6 +145,7 @@ func (s *Server) Listen(addr string) error {
 			return fmt.Errorf("http tls: %w", err)
 		}
 		s.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		s.relayClient = newRelayClient(&cert)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -202,7 +220,7 @@ func (s *Server) sweepLoop() {
 // request metrics.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	rec := &statusWriter{ResponseWriter: w, status: http.StatusOK, stall: s.hub.Limits().WriteStallTimeout}
 	_, pattern := s.mux.Handler(r)
 	route := pattern
 	if route == "" {
@@ -226,17 +244,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(rec, r)
 }
 
-// statusWriter remembers the status for the metrics.
+// statusWriter remembers the status for the metrics, and gives the
+// response message_bus.client_write_stall_timeout to be written from its
+// first byte (FLOW-4 as it applies to HTTP: a client that stops reading
+// loses its connection, not the server's memory for long). The wait for
+// the node before the first byte is not part of it.
 type statusWriter struct {
 	http.ResponseWriter
 	status   int
 	wrote    bool
 	quiet404 bool
+	stall    time.Duration // 0: no write deadline
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if !w.wrote {
 		w.status, w.wrote = code, true
+		if w.stall > 0 {
+			_ = http.NewResponseController(w.ResponseWriter).SetWriteDeadline(time.Now().Add(w.stall))
+		}
 	}
 	if code == http.StatusNotFound && w.quiet404 {
 		w.Header().Del("Content-Type")

@@ -42,9 +42,16 @@ type waitingStream struct {
 	request uint64 // the request id, which the reply echoes (1.5)
 }
 
-func newConn(qc *quic.Conn) *conn {
+// newConn is the hub's view of qc. Ending it runs on the node loop (through
+// the hub) or the stall timer, and quic-go's close waits for the
+// connection's own loop, so the closing runs on a goroutine of its own (one
+// per connection, once). Closing the connection also unblocks a reply write
+// stuck on flow control.
+func newConn(qc *quic.Conn, l transport.Limits) *conn {
 	c := &conn{qc: qc}
-	c.q.Init()
+	c.q.Init(l, func() {
+		go func() { _ = qc.CloseWithError(quic.ApplicationErrorCode(c.closeCode.Load()), "") }()
+	})
 	return c
 }
 
@@ -63,18 +70,11 @@ func (c *conn) admit(st stream, frame []byte) bool {
 // Send queues r without blocking (transport.Conn).
 func (c *conn) Send(r bus.Reply) bool { return c.q.Put(r, nil) }
 
-// Close ends the connection. It runs on the node loop (through the hub),
-// and quic-go's close waits for the connection's own loop, so the closing
-// runs on a goroutine of its own (one per connection, once). Closing the
-// connection also unblocks a reply write stuck on flow control.
-func (c *conn) Close() {
-	c.q.End(func() {
-		go func() { _ = c.qc.CloseWithError(quic.ApplicationErrorCode(c.closeCode.Load()), "") }()
-	})
-}
+// Close ends the connection (newConn says how).
+func (c *conn) Close() { c.q.End() }
 
 func (c *conn) writeLoop() {
-	c.q.Drain(func(o transport.Outgoing) bool { return c.write(o.Reply) }, c.Close)
+	c.q.Drain(func(o transport.Outgoing) bool { return c.write(o.Reply) })
 }
 
 // write sends r on the stream it answers and finishes that stream. With no

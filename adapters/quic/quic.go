@@ -127,7 +127,7 @@ func (s *Server) Close() error { return s.ln.Close() }
 // serveConn reads the connection's request streams in the order the client
 // opened them, so the node sees requests in the client's order.
 func (s *Server) serveConn(qc *quic.Conn) {
-	c := newConn(qc)
+	c := newConn(qc, s.hub.Limits())
 	c.id, c.adm = s.hub.Open(c, bus.TransportQUIC, qc.RemoteAddr().String())
 	go c.writeLoop()
 	defer func() {

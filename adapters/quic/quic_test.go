@@ -217,6 +217,20 @@ func TestCloseUnblocksStuckReply(t *testing.T) {
 	}
 }
 
+// A client that stops reading: the reply its receive window cannot take
+// closes the connection once it has waited
+// message_bus.client_write_stall_timeout.
+// covers FLOW-4
+func TestStalledReplyClosesConnection(t *testing.T) {
+	const stall = 300 * time.Millisecond
+	s, n := startServer(t, Options{}, transport.NewHubLimits(transport.Limits{WriteStallTimeout: stall}))
+	qc := dial(t, s)
+	send(t, qc, requestFrame(256, 1))
+	f := transporttest.Recv(t, n.Frames, "frame")
+	transporttest.Recv(t, n.Opened, "ConnOpened")
+	transporttest.StallCutOff(t, n, f.Conn, replyFrame(1, make([]byte, 32<<20)), stall)
+}
+
 // Before login a QUIC connection gets the small frame cap and must log in
 // within the grace; once the node says it is bound, full-size frames pass
 // and the deadline no longer applies. Issue 11, items 3 and 7.

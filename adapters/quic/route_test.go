@@ -67,7 +67,7 @@ func TestPick(t *testing.T) {
 // take finishes the streams a reply skipped over and keeps the rest in order.
 // covers TRAN-2
 func TestTakeFinishesSkippedStreams(t *testing.T) {
-	c := newConn(nil)
+	c := newConn(nil, transport.Limits{})
 	c.waiting = waitingFor(1, 2, 3)
 	skipped, answered := c.waiting[0].st.(*fakeStream), c.waiting[1].st
 	st, ok := c.take(bus.Reply{Parts: [][]byte{replyFrame(2, nil)}})
@@ -90,7 +90,7 @@ func FuzzReadRequest(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, in []byte) {
 		s := &Server{hub: transport.NewHub(), opts: Options{FrameSizeMax: 1 << 16}}
-		c := newConn(nil)
+		c := newConn(nil, transport.Limits{})
 		err := s.readRequest(c, newFakeStream(in))
 		switch {
 		case err == nil:

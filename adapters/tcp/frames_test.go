@@ -74,7 +74,14 @@ func TestPreLoginFrameCap(t *testing.T) {
 // client to it.
 func serveOne(t *testing.T, grace time.Duration) (net.Conn, *transporttest.Node) {
 	t.Helper()
-	hub := transport.NewHubLimits(transport.Limits{Grace: grace})
+	return serveLimits(t, transport.Limits{Grace: grace})
+}
+
+// serveLimits starts a server whose hub has limits l and connects one
+// client to it.
+func serveLimits(t *testing.T, l transport.Limits) (net.Conn, *transporttest.Node) {
+	t.Helper()
+	hub := transport.NewHubLimits(l)
 	s, err := Listen("127.0.0.1:0", nil, hub, 0, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func (s *Server) Serve() {
 		// TCP connection; nc may be wrapped (the gate, TLS), so it is not
 		// set here again.
 		c := &conn{nc: nc}
-		c.q.Init()
+		c.q.Init(s.hub.Limits(), func() { _ = nc.Close() })
 		c.id, c.adm = s.hub.Open(c, bus.TransportTCP, nc.RemoteAddr().String())
 		s.wg.Add(2)
 		go func() { defer s.wg.Done(); c.writeLoop() }()
@@ -103,7 +103,7 @@ func (c *conn) Send(r bus.Reply) bool { return c.q.Put(r, nil) }
 
 func (c *conn) SendThen(r bus.Reply, written func()) bool { return c.q.Put(r, written) }
 
-func (c *conn) Close() { c.q.End(func() { _ = c.nc.Close() }) }
+func (c *conn) Close() { c.q.End() }
 
 // writeBatchRepliesMax bounds the queued replies joined into one vectored
 // write: one writev per burst instead of one per reply.
@@ -111,7 +111,9 @@ const writeBatchRepliesMax = 64
 
 // writeLoop writes what is queued, each burst of replies with one vectored
 // write, and then reports them written (after writev returns the kernel has
-// copied the bytes, so the buffers may be reused, whatever the outcome).
+// copied the bytes, so the buffers may be reused, whatever the outcome). A
+// client that stops reading blocks the write until the queue's stall timer
+// closes the socket (FLOW-4).
 func (c *conn) writeLoop() {
 	var parts [][]byte
 	var written []func()
@@ -120,16 +122,19 @@ func (c *conn) writeLoop() {
 		if !ok {
 			return
 		}
+		size := o.Size()
 		parts, written = queue(parts[:0], written[:0], o)
 		for range writeBatchRepliesMax - 1 {
 			more, ok := c.q.TryNext()
 			if !ok {
 				break
 			}
+			size += more.Size()
 			parts, written = queue(parts, written, more)
 		}
 		bufs := net.Buffers(parts)
 		_, err := bufs.WriteTo(c.nc)
+		c.q.Sent(size)
 		for _, w := range written {
 			w()
 		}

@@ -6,7 +6,10 @@ import (
 	"net"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/iggygo/iggy/adapters/transport"
+	"github.com/iggygo/iggy/adapters/transport/transporttest"
 	"github.com/iggygo/iggy/io/bus"
 )
 
@@ -16,7 +19,7 @@ func TestWriteLoopOrderAndWrittenCallbacks(t *testing.T) {
 	server, client := net.Pipe()
 	defer client.Close()
 	c := &conn{nc: server}
-	c.q.Init()
+	c.q.Init(transport.Limits{}, func() { _ = server.Close() })
 	var want bytes.Buffer
 	var calls atomic.Int32
 	const replies = 3 * writeBatchRepliesMax
@@ -44,4 +47,14 @@ func TestWriteLoopOrderAndWrittenCallbacks(t *testing.T) {
 	}
 	<-allWritten // every reply reports written, exactly once (a second close panics)
 	c.Close()
+}
+
+// A client that stops reading: the reply its socket cannot take closes the
+// connection once it has waited message_bus.client_write_stall_timeout.
+// covers FLOW-4
+func TestStalledReplyClosesConnection(t *testing.T) {
+	const stall = 300 * time.Millisecond
+	_, n := serveLimits(t, transport.Limits{WriteStallTimeout: stall})
+	open := transporttest.Recv(t, n.Opened, "ConnOpened")
+	transporttest.StallCutOff(t, n, open.Conn, make([]byte, 32<<20), stall)
 }

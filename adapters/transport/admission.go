@@ -36,6 +36,20 @@ type Limits struct {
 	// ConnectionsMax bounds the connections with a descriptor of their own
 	// (TCP, WebSocket, HTTP) open at once; 0: no bound.
 	ConnectionsMax int
+	// ReplyQueueCapacity is message_bus.client_queue_capacity, the replies
+	// that may wait for one connection's writer (FLOW-1); 0: the default.
+	ReplyQueueCapacity int
+	// WriteStallTimeout is message_bus.client_write_stall_timeout: a reply
+	// that waited this long to be written closes its connection (FLOW-4);
+	// 0: no stall timeout (tests of a transport alone).
+	WriteStallTimeout time.Duration
+}
+
+func (l Limits) replyQueueCapacity() int {
+	if l.ReplyQueueCapacity <= 0 {
+		return ReplyQueueCapacityDefault
+	}
+	return l.ReplyQueueCapacity
 }
 
 // FrameTimeout is how long a frame (or an HTTP request) of size bytes may

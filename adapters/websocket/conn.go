@@ -24,24 +24,24 @@ type conn struct {
 	q      transport.ReplyQueue
 }
 
-func newConn(c *ws.Conn) *conn {
+func newConn(c *ws.Conn, l transport.Limits) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
 	cn := &conn{ws: c, ctx: ctx, cancel: cancel}
-	cn.q.Init()
+	// Ending the connection drops it at once: Close runs on the node loop
+	// (through the hub), so it must not wait for a close handshake, and the
+	// cancel unblocks a write stuck on a client that stopped reading.
+	cn.q.Init(l, func() {
+		cancel()
+		_ = c.CloseNow()
+	})
 	return cn
 }
 
 // Send queues r without blocking (transport.Conn).
 func (c *conn) Send(r bus.Reply) bool { return c.q.Put(r, nil) }
 
-// Close drops the connection at once. It runs on the node loop (through the
-// hub), so it must not wait for a close handshake.
-func (c *conn) Close() {
-	c.q.End(func() {
-		c.cancel()
-		_ = c.ws.CloseNow()
-	})
-}
+// Close drops the connection at once.
+func (c *conn) Close() { c.q.End() }
 
 // refuse ends the connection after a bad message with a close frame that
 // says why; it runs on the read goroutine, where waiting is harmless (the
@@ -52,7 +52,7 @@ func (c *conn) refuse(err error) {
 }
 
 func (c *conn) writeLoop() {
-	c.q.Drain(func(o transport.Outgoing) bool { return c.write(o.Reply) == nil }, c.Close)
+	c.q.Drain(func(o transport.Outgoing) bool { return c.write(o.Reply) == nil })
 }
 
 // write sends one reply as one binary message.

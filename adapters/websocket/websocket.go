@@ -91,7 +91,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The library reads one byte past the limit to see a message is too big.
 	c.SetReadLimit(int64(s.opts.FrameSizeMax))
-	cn := newConn(c)
+	cn := newConn(c, s.hub.Limits())
 	cn.id, cn.adm = s.hub.Open(cn, bus.TransportWebSocket, r.RemoteAddr)
 	go cn.writeLoop()
 	s.readLoop(cn)

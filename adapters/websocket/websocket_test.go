@@ -177,6 +177,18 @@ func TestCloseUnblocksStuckReply(t *testing.T) {
 	}
 }
 
+// A client that stops reading: the reply it does not take closes the
+// connection once it has waited message_bus.client_write_stall_timeout.
+// covers FLOW-4
+func TestStalledReplyClosesConnection(t *testing.T) {
+	const stall = 300 * time.Millisecond
+	s, n := startServer(t, Options{}, transport.NewHubLimits(transport.Limits{WriteStallTimeout: stall}))
+	dial(t, s)
+	open := transporttest.Recv(t, n.Opened, "ConnOpened")
+	big := append(requestFrame(wire.HeaderSize), make([]byte, 32<<20)...) // beyond the socket buffers
+	transporttest.StallCutOff(t, n, open.Conn, big, stall)
+}
+
 // A WebSocket client without a login may send frames of at most 16 KiB and
 // is cut off when the grace ends; a bound one sends full-size frames and
 // may idle past it. Issue 11, items 3 and 7.

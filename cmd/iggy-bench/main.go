@@ -46,7 +46,7 @@ func bench1(p *params, out, errOut io.Writer) error {
 		echo = errOut // stdout carries exactly one JSON object
 	}
 	fmt.Fprintln(echo, describe(p))
-	admin, err := connect(p, false)
+	admin, err := connectAdmin(p)
 	if err != nil {
 		return err
 	}

@@ -63,6 +63,7 @@ type params struct {
 
 	duration time.Duration
 	warmup   time.Duration
+	addrs    []string // Addr split: one node, or a replica set's nodes by replica id
 }
 
 // parseParams reads "workload [flags]" (flags may also come first).
@@ -70,7 +71,7 @@ func parseParams(args []string, errOut io.Writer) (params, error) {
 	p := params{}
 	fs := flag.NewFlagSet("iggy-bench", flag.ContinueOnError)
 	fs.SetOutput(errOut)
-	fs.StringVar(&p.Addr, "addr", "127.0.0.1:8090", "server TCP address")
+	fs.StringVar(&p.Addr, "addr", "127.0.0.1:8090", "server address; a replica set's node addresses comma-separated in replica-id order (pinned workloads, one partition: each actor connects to its partition's primary)")
 	fs.StringVar(&p.Transport, "transport", "tcp", "tcp, quic or websocket (--addr is that transport's address)")
 	fs.StringVar(&p.Username, "username", "iggy", "user to log in as")
 	fs.StringVar(&p.Password, "password", "iggy", "password")
@@ -115,6 +116,7 @@ func parseParams(args []string, errOut io.Writer) (params, error) {
 		return p, err
 	}
 	p.applyDefaults()
+	p.addrs = strings.Split(p.Addr, ",")
 	return p, p.validate()
 }
 
@@ -206,8 +208,16 @@ func (p *params) validate() error {
 	check(!p.Cold || p.Workload == workloadPinnedConsumer || p.Workload == workloadConsumerGroup,
 		"--cold applies to pinned-consumer and consumer-group")
 	check(!p.Cold || p.warmup == 0, "--cold reads from the device: a warm-up would fill the page cache again")
+	check(!p.cluster() || p.pinned() && p.Partitions == 1,
+		"a replica set (--addr with several nodes) takes pinned workloads with one partition: each actor's connection goes to its partition's primary")
+	for _, a := range p.addrs {
+		check(a != "", "--addr %q: an empty address", p.Addr)
+	}
 	return errors.Join(errs...)
 }
+
+// cluster reports a replica set: actors connect to their partition's primary.
+func (p *params) cluster() bool { return len(p.addrs) > 1 }
 
 // batchBytes is the payload of one batch.
 func (p *params) batchBytes() uint64 { return uint64(p.MessageSize) * uint64(p.MessagesPerBatch) }

@@ -43,10 +43,21 @@ func TestParseRefusals(t *testing.T) {
 		"pinned-producer --duration 1s --rate-limit fast",
 		"pinned-producer --duration 1s --cold",
 		"pinned-consumer --duration 1s --cold --warmup 1s",
+		"balanced-producer --duration 1s --addr a:1,b:2,c:3",
+		"pinned-producer --duration 1s --partitions 2 --addr a:1,b:2,c:3",
+		"pinned-producer --duration 1s --addr a:1,,c:3",
 	} {
 		if _, err := parseParams(strings.Fields(args), io.Discard); err == nil {
 			t.Errorf("%q accepted", args)
 		}
+	}
+}
+
+// A replica set's nodes are given in replica-id order.
+func TestParseClusterAddrs(t *testing.T) {
+	p, err := parseParams(strings.Fields("pinned-consumer --duration 1s --actors 2 --addr a:1,b:2,c:3"), io.Discard)
+	if err != nil || !p.cluster() || strings.Join(p.addrs, " ") != "a:1 b:2 c:3" {
+		t.Fatalf("%+v %v", p, err)
 	}
 }
 

@@ -17,6 +17,10 @@ const (
 	// requestTimeout bounds one round trip; a persisted 60 MB batch on a slow
 	// disk stays well under it.
 	requestTimeout = 60 * time.Second
+	// clusterSettleTimeout bounds the wait for a fresh replica set to take
+	// logins, retried every clusterSettleRetry.
+	clusterSettleTimeout = 30 * time.Second
+	clusterSettleRetry   = 200 * time.Millisecond
 )
 
 // target is one stream's topic as the server numbered them.
@@ -36,9 +40,8 @@ var clientTransports = map[string]string{
 // An actor's connection reuses one reply buffer (actor): it is done with a
 // reply before its next request, and allocating each reply would make the
 // bench, not the server, what is measured on a machine both share.
-func connect(p *params, actor bool) (*client.Client, error) {
-	opts := client.Options{RequestTimeout: requestTimeout, ReuseReplyBuffer: actor, Transport: clientTransports[p.Transport]}
-	c, err := client.Dial(context.Background(), p.Addr, opts)
+func connect(p *params, addr string, actor bool) (*client.Client, error) {
+	c, err := client.Dial(context.Background(), addr, clientOptions(p, actor))
 	if err != nil {
 		return nil, err
 	}
@@ -47,6 +50,40 @@ func connect(p *params, actor bool) (*client.Client, error) {
 		return nil, fmt.Errorf("login as %s: %w", p.Username, err)
 	}
 	return c, nil
+}
+
+// connectAdmin is connect for the setup connection; a replica set that
+// just started may refuse logins until root is replicated and a view
+// established, so there it retries for up to clusterSettleTimeout.
+func connectAdmin(p *params) (*client.Client, error) {
+	deadline := time.Now().Add(clusterSettleTimeout)
+	for {
+		c, err := connect(p, p.addrs[0], false)
+		if err == nil || !p.cluster() || time.Now().After(deadline) {
+			return c, err
+		}
+		time.Sleep(clusterSettleRetry)
+	}
+}
+
+func clientOptions(p *params, actor bool) client.Options {
+	return client.Options{RequestTimeout: requestTimeout, ReuseReplyBuffer: actor, Transport: clientTransports[p.Transport]}
+}
+
+// actorAddr is the node an actor on t's partition 0 connects to: the only
+// one, or in a replica set its partition's primary (pinned workloads have
+// one partition per topic).
+func actorAddr(p *params, t target) (string, error) {
+	if !p.cluster() {
+		return p.addrs[0], nil
+	}
+	k := client.NewCluster(p.addrs, p.Username, p.Password, clientOptions(p, false))
+	defer k.Close()
+	addr, err := k.PrimaryAddr(t.stream, t.topic, 0)
+	if err != nil {
+		return "", fmt.Errorf("route of %s: %w", t.name, err)
+	}
+	return addr, nil
 }
 
 func streamName(p *params, i int) string { return p.StreamPrefix + "-" + strconv.Itoa(i) }
@@ -162,7 +199,11 @@ func prefill(p *params, targets []target, batches uint64) error {
 }
 
 func fillOne(p *params, t target, batches uint64) error {
-	c, err := connect(p, true)
+	addr, err := actorAddr(p, t)
+	if err != nil {
+		return err
+	}
+	c, err := connect(p, addr, true)
 	if err != nil {
 		return err
 	}

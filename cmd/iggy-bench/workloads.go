@@ -23,9 +23,14 @@ func (b *bench) close() {
 	}
 }
 
-// add connects one actor; build makes its worker on that connection.
-func (b *bench) add(p *params, kind string, id int, rateShare int, build func(c *client.Client) (worker, error)) error {
-	c, err := connect(p, true)
+// add connects one actor to the node serving t; build makes its worker on
+// that connection.
+func (b *bench) add(p *params, t target, kind string, id int, rateShare int, build func(c *client.Client) (worker, error)) error {
+	addr, err := actorAddr(p, t)
+	if err != nil {
+		return err
+	}
+	c, err := connect(p, addr, true)
 	if err != nil {
 		return err
 	}
@@ -73,7 +78,7 @@ func (b *bench) producers(admin *client.Client, p *params) error {
 	balanced := p.Workload == workloadBalancedProducer
 	for i := range p.Actors {
 		t := b.targets[i%len(b.targets)]
-		err := b.add(p, "producer", i, p.Actors, func(c *client.Client) (worker, error) {
+		err := b.add(p, t, "producer", i, p.Actors, func(c *client.Client) (worker, error) {
 			return newProducer(c, p, t, i, balanced), nil
 		})
 		if err != nil {
@@ -91,7 +96,7 @@ func (b *bench) pinnedConsumers(admin *client.Client, p *params) error {
 	}
 	target := p.messagesPerConsumer()
 	for i := range p.Actors {
-		err := b.add(p, "consumer", i, p.Actors, func(c *client.Client) (worker, error) {
+		err := b.add(p, b.targets[i], "consumer", i, p.Actors, func(c *client.Client) (worker, error) {
 			return newConsumer(c, p, b.targets[i], i, false, target), nil
 		})
 		if err != nil {
@@ -111,12 +116,12 @@ func (b *bench) pairs(admin *client.Client, p *params) error {
 	target := p.messagesPerConsumer()
 	for i := range p.Actors {
 		t := b.targets[i]
-		if err := b.add(p, "producer", i, p.Actors, func(c *client.Client) (worker, error) {
+		if err := b.add(p, t, "producer", i, p.Actors, func(c *client.Client) (worker, error) {
 			return newProducer(c, p, t, i, false), nil
 		}); err != nil {
 			return err
 		}
-		if err := b.add(p, "consumer", i, 0, func(c *client.Client) (worker, error) {
+		if err := b.add(p, t, "consumer", i, 0, func(c *client.Client) (worker, error) {
 			return newConsumer(c, p, t, i, true, target), nil
 		}); err != nil {
 			return err
@@ -143,7 +148,7 @@ func (b *bench) groupConsumers(admin *client.Client, p *params) error {
 	total := batches * uint64(p.MessagesPerBatch) * uint64(p.Partitions)
 	for i := range p.Actors {
 		s := i % len(b.targets)
-		err := b.add(p, "consumer", i, p.Actors, func(c *client.Client) (worker, error) {
+		err := b.add(p, b.targets[s], "consumer", i, p.Actors, func(c *client.Client) (worker, error) {
 			if err := c.JoinConsumerGroup(b.targets[s].stream, b.targets[s].topic, groups[s]); err != nil {
 				return nil, fmt.Errorf("join %s of %s: %w", groupName, b.targets[s].name, err)
 			}

@@ -30,14 +30,20 @@ type node struct {
 	exited  chan struct{}
 }
 
-// freePort picks a loopback port that is free now.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("pick a free port: %w", err)
+// freePorts picks n loopback ports that are free now, all different: each
+// listener stays open until all are picked (one after another, the kernel
+// may hand out a port just released, which the roster refuses as a clash).
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("pick a free port: %w", err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports, nil
 }
 
 // newNodes writes a roster of n nodes on free loopback ports under dir
@@ -45,16 +51,13 @@ func freePort() (int, error) {
 func newNodes(bin, dir string, n int) ([]*node, error) {
 	var roster strings.Builder
 	roster.WriteString("[cluster]\nenabled = true\nname = \"iggy-chaos\"\n")
+	ports, err := freePorts(2 * n)
+	if err != nil {
+		return nil, err
+	}
 	nodes := make([]*node, n)
 	for i := range nodes {
-		tcp, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		replica, err := freePort()
-		if err != nil {
-			return nil, err
-		}
+		tcp, replica := ports[i], ports[n+i]
 		fmt.Fprintf(&roster, "\n[[cluster.nodes]]\nname = \"node-%d\"\nip = \"127.0.0.1\"\nreplica_id = %d\nports = { tcp = %d, tcp_replica = %d }\n",
 			i, i, tcp, replica)
 		nodes[i] = &node{id: i, bin: bin, config: filepath.Join(dir, "config.toml"),

@@ -4,13 +4,17 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strconv"
+	"time"
 
 	"github.com/iggygo/iggy/adapters/config"
 	"github.com/iggygo/iggy/adapters/replicalink"
 	"github.com/iggygo/iggy/adapters/server"
 	"github.com/iggygo/iggy/adapters/storagegate"
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/core/vsr"
+	"github.com/iggygo/iggy/io/clock"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -72,10 +76,22 @@ func asReplica(nc *node.Config, cfg *config.Config, self *config.ClusterNode) er
 	for _, n := range cfg.Cluster.Nodes {
 		rec := wire.ClusterNode{Name: n.Name, Address: n.PublishedHost(), TCPPort: portOf(cfg.TCP.Enabled, n.Ports.TCP),
 			QUICPort: portOf(cfg.QUIC.Enabled, n.Ports.QUIC), HTTPPort: portOf(cfg.HTTP.Enabled, n.Ports.HTTP),
-			WebSocketPort: portOf(cfg.WebSocket.Enabled, n.Ports.WebSocket)}
-		nc.Roster = append(nc.Roster, node.RosterNode{ReplicaID: n.ReplicaID, Record: rec})
+			WebSocketPort: portOf(cfg.WebSocket.Enabled, n.Ports.WebSocket), Rack: n.Rack}
+		nc.Roster = append(nc.Roster, node.RosterNode{ReplicaID: n.ReplicaID, Record: rec, Advertised: advertisedRoutes(n)})
 	}
 	return nil
+}
+
+// advertisedRoutes are a roster node's per-client-network addresses
+// (validation has parsed every client_cidr).
+func advertisedRoutes(n config.ClusterNode) []node.AdvertisedRoute {
+	var out []node.AdvertisedRoute
+	for _, a := range n.AdvertisedAddresses {
+		if p, err := netip.ParsePrefix(a.ClientCIDR); err == nil {
+			out = append(out, node.AdvertisedRoute{Clients: p.Masked(), Address: a.Address})
+		}
+	}
+	return out
 }
 
 // portOf is a roster port as clients see it: 0 for a disabled transport.
@@ -110,4 +126,25 @@ func startReplicaPlane(cfg *config.Config, self *config.ClusterNode, front *serv
 		in.Close()
 		_ = bus.Close()
 	}, nil
+}
+
+// vsrTimeouts are the [cluster] timing keys in consensus ticks (validation
+// quantised them to the tick and refuses zeros): heartbeat_timeout is how
+// long a backup waits for its primary, a primary for a quorum, and a
+// recovering backup for start_view.
+func vsrTimeouts(c config.Cluster) vsr.Timeouts {
+	tick := clock.TickMillis * time.Millisecond
+	ticks := func(d time.Duration) uint64 { return uint64(d / tick) }
+	silence := ticks(c.HeartbeatTimeout)
+	return vsr.Timeouts{
+		HeartbeatTicks:            ticks(c.CommitBroadcastInterval),
+		ViewChangeTimeoutTicks:    silence,
+		StepDownTicks:             silence,
+		RecoveringTimeoutTicks:    silence,
+		ViewChangeRetransmitTicks: ticks(c.ViewChangeRetransmitInterval),
+		ViewChangeStatusTicks:     ticks(c.ViewChangeStatusTimeout),
+		RequestStartViewTicks:     ticks(c.RequestStartViewRetransmitInterval),
+		RepairTicks:               ticks(c.RepairRetryInterval),
+		RepairOps:                 uint64(c.RepairChunkMax),
+	}
 }

@@ -77,11 +77,15 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	if err := plan.pin(); err != nil {
 		log.Warn("cannot pin the server's threads; they run unpinned", "err", err)
 	}
-	hub := transport.NewHubLimits(transport.Limits{Grace: cfg.MessageBus.HandshakeGrace, ConnectionsMax: connsMax})
+	hub := transport.NewHubLimits(transport.Limits{Grace: cfg.MessageBus.HandshakeGrace, ConnectionsMax: connsMax,
+		ReplyQueueCapacity: int(cfg.MessageBus.ClientQueueCapacity), WriteStallTimeout: cfg.MessageBus.ClientWriteStallTimeout})
 	log.Info("client connection limits", "connections_max", connsMax, "handshake_grace", cfg.MessageBus.HandshakeGrace,
-		"pre_login_frame_bytes_max", transport.PreLoginFrameBytesMax, "pre_login_bytes_max", transport.PreLoginBytesMax)
+		"pre_login_frame_bytes_max", transport.PreLoginFrameBytesMax, "pre_login_bytes_max", transport.PreLoginBytesMax,
+		"client_queue_capacity", cfg.MessageBus.ClientQueueCapacity, "reply_queue_bytes_max", transport.ReplyQueueBytesMax,
+		"client_write_stall_timeout", cfg.MessageBus.ClientWriteStallTimeout,
+		"client_request_queue_bytes_max", cfg.MessageBus.ClientRequestQueueBytesMax)
 	counters := &server.Counters{}
-	listeners := &listeners{counters: counters}
+	listeners := &listeners{counters: counters, self: self}
 	defer listeners.close(hub)
 	var listenErr error
 	box := newFlightBox(cfg, ncfg, plan.count, log)
@@ -177,6 +181,8 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		CheckpointEveryOps: uint64(cfg.Metadata.JournalSlots),
 		PartitionsMax:      cfg.Metadata.PartitionsMax,
 		ClientsTableMax:    cfg.Metadata.ClientsTableMax,
+		// FLOW-6: the bytes of a connection's queued requests.
+		RequestQueueBytesMax: cfg.MessageBus.ClientRequestQueueBytesMax,
 		// 0 is "all", as in config.ReplicationAll.
 		DefaultReplicationFactor: uint8(cfg.Cluster.DefaultReplicationFactor),
 		SkipReadChecksums:        !cfg.System.Partition.ValidateChecksum,
@@ -186,6 +192,7 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 	tick := clock.TickMillis * time.Millisecond
 	// Quorum evidence lasts cluster.heartbeat_timeout + 3 s (QEV-2).
 	nc.EvidenceTicks = uint64((cfg.Cluster.HeartbeatTimeout + evidenceSlack) / tick)
+	nc.VSR = vsrTimeouts(cfg.Cluster)
 	// Deferred polls wait in ticks; a shorter max_wait still waits one tick.
 	nc.DeferredPollMaxWaitTicks = max(uint64(cfg.Sharding.DeferredPollMaxWait/tick), 1)
 	nc.DeferredPollMaxPending = cfg.Sharding.DeferredPollMaxPending
@@ -199,6 +206,9 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		nc.TokenCleanerIntervalTicks = uint64(cfg.PersonalAccessToken.Cleaner.Interval / tick)
 	}
 	var err error
+	if nc.Encryption, err = nodeEncryption(cfg.Encryption); err != nil {
+		return nc, err
+	}
 	if nc.AdvertisedHost, nc.TCPPort, err = hostPort(cfg.TCP.Enabled, cfg.TCP.Address); err != nil {
 		return nc, err
 	}
@@ -231,7 +241,8 @@ func hostPort(enabled bool, addr string) (string, uint16, error) {
 
 // listeners are the client transports, started once the node has booted.
 type listeners struct {
-	counters *server.Counters // the loops' counts, for /metrics
+	counters *server.Counters    // the loops' counts, for /metrics
+	self     *config.ClusterNode // this node's roster entry; nil outside a replica set
 	tcp      *tcp.Server
 	wsListener
 	quicListener
@@ -245,7 +256,7 @@ func (l *listeners) start(cfg *config.Config, hub *transport.Hub, log *slog.Logg
 	if err := l.startQUIC(cfg, hub, log); err != nil {
 		return err
 	}
-	if err := l.startHTTP(cfg, hub, log, l.counters); err != nil {
+	if err := l.startHTTP(cfg, l.self, hub, log, l.counters); err != nil {
 		return err
 	}
 	if !cfg.TCP.Enabled {

@@ -3,11 +3,13 @@ package main
 import (
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/iggygo/iggy/adapters/config"
+	"github.com/iggygo/iggy/core/vsr"
 )
 
 // The partition repair budgets reach the node: the shared repair memory
@@ -39,6 +41,47 @@ func TestNodeConfigRepairBudgets(t *testing.T) {
 		}
 		if nc.EvidenceTicks != tc.evidenceTicks {
 			t.Fatalf("%v: evidence lasts %d ticks, want %d", tc.env, nc.EvidenceTicks, tc.evidenceTicks)
+		}
+	}
+}
+
+// The [cluster] timing keys reach every consensus group of the node in
+// 10 ms ticks: the defaults are the core's constants, and a changed key
+// changes its timeout, with no boot warning that it is ignored
+// (core/node's TestClusterViewChangeTimeoutFollowsConfig shows a changed
+// timeout changing when a backup takes over).
+func TestNodeConfigVSRTimings(t *testing.T) {
+	def := vsr.Timeouts{HeartbeatTicks: vsr.HeartbeatTicks, ViewChangeTimeoutTicks: vsr.ViewChangeTimeoutTicks,
+		StepDownTicks: vsr.StepDownTicks, RecoveringTimeoutTicks: vsr.RecoveringTimeoutTicks,
+		ViewChangeRetransmitTicks: vsr.ViewChangeRetransmitTicks, ViewChangeStatusTicks: vsr.ViewChangeStatusTicks,
+		RequestStartViewTicks: vsr.RequestStartViewTicks, RepairTicks: vsr.RepairTicks, RepairOps: 128}
+	changed := vsr.Timeouts{HeartbeatTicks: 20, ViewChangeTimeoutTicks: 200, StepDownTicks: 200, RecoveringTimeoutTicks: 200,
+		ViewChangeRetransmitTicks: 30, ViewChangeStatusTicks: 900, RequestStartViewTicks: 70, RepairTicks: 40, RepairOps: 64}
+	for _, tc := range []struct {
+		env  []string
+		want vsr.Timeouts
+	}{
+		{nil, def},
+		{[]string{"IGGY_CLUSTER_COMMIT_BROADCAST_INTERVAL=200ms", "IGGY_CLUSTER_HEARTBEAT_TIMEOUT=2s",
+			"IGGY_CLUSTER_VIEW_CHANGE_RETRANSMIT_INTERVAL=300ms", "IGGY_CLUSTER_VIEW_CHANGE_STATUS_TIMEOUT=9s",
+			"IGGY_CLUSTER_REQUEST_START_VIEW_RETRANSMIT_INTERVAL=700ms", "IGGY_CLUSTER_REPAIR_RETRY_INTERVAL=400ms",
+			"IGGY_CLUSTER_REPAIR_CHUNK_MAX=64"}, changed},
+	} {
+		cfg, warnings, err := config.Load(config.LoadOptions{Environ: tc.env, WorkDir: t.TempDir(), NumCPU: 2})
+		if err != nil {
+			t.Fatalf("load %v: %v", tc.env, err)
+		}
+		for _, w := range warnings {
+			if strings.Contains(w, "not honoured") {
+				t.Fatalf("%v: warned %q", tc.env, w)
+			}
+		}
+		nc, err := nodeConfig(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nc.VSR != tc.want {
+			t.Fatalf("%v: %+v, want %+v", tc.env, nc.VSR, tc.want)
 		}
 	}
 }

@@ -78,13 +78,13 @@ func (b *booter) Image(sb vsr.Superblock, img []byte) bool {
 		n.fatal("refusing %s: it does not match the superblock's checksum of checkpoint op %d", snapshotPath(sb.CheckpointOp), sb.CheckpointOp)
 		return false
 	}
-	op, meta, clients, err := decodeImage(img)
-	if err != nil || op != sb.CheckpointOp {
-		n.fatal("refusing %s: %v (op %d, superblock checkpoint op %d)", snapshotPath(sb.CheckpointOp), err, op, sb.CheckpointOp)
+	decoded, err := decodeImage(img)
+	if err != nil || decoded.op != sb.CheckpointOp {
+		n.fatal("refusing %s: %v (op %d, superblock checkpoint op %d)", snapshotPath(sb.CheckpointOp), err, decoded.op, sb.CheckpointOp)
 		return false
 	}
-	n.meta, n.clients = meta, clients
-	n.applied, n.appliedChecksum = op, sb.CheckpointChecksum
+	n.restore(decoded)
+	n.applied, n.appliedChecksum = decoded.op, sb.CheckpointChecksum
 	n.openAllPartitions()
 	return true
 }
@@ -156,6 +156,7 @@ func (b *booter) replay() {
 	}
 	n.mg.OpenStandalone(b.r.Superblock, b.r.Segments, tail, last)
 	n.logf("replayed metadata ops %d..%d after checkpoint %d", b.r.Superblock.CheckpointOp+1, last, b.r.Superblock.CheckpointOp)
+	n.logClientsLimit()
 	b.recoverPartitions()
 }
 
@@ -283,6 +284,9 @@ func checkOps(ps []vsr.Prepare, checkpoint uint64) string {
 
 func (b *booter) recoverPartitions() {
 	n := b.n
+	if !n.checkStreamKeys() {
+		return
+	}
 	keys := n.sortedPartitionKeys()
 	remotes := sortedPartKeys(n.remotes)
 	b.phase = bootPartitions

@@ -21,14 +21,32 @@ const repliesCachedMax = 5
 // more is malformed.
 const clientsMax = 65536
 
-// clientsTableMax is the configured capacity of the client table: a new
-// session past it is refused until a logout or an expiry retires one
-// (SESS-8, SESS-30).
+// clientsTableMax is the capacity of the client table: a new session past
+// it is refused until a logout or an expiry retires one (SESS-8, SESS-30).
+// It is the committed limit once the group has one (SESS-29), the
+// configured one before.
 func (n *Node) clientsTableMax() int {
+	if n.clientsLimit > 0 {
+		return n.clientsLimit
+	}
+	return n.clientsTableConfigured()
+}
+
+func (n *Node) clientsTableConfigured() int {
 	if n.cfg.ClientsTableMax == 0 {
 		return clientsMax
 	}
 	return int(min(n.cfg.ClientsTableMax, clientsMax))
+}
+
+// logClientsLimit says, after recovery, when the configured
+// clients_table_max differs from the limit the group committed, which it
+// keeps (SESS-29).
+func (n *Node) logClientsLimit() {
+	if n.clientsLimit > 0 && n.clientsLimit != n.clientsTableConfigured() {
+		n.logf("metadata.clients_table_max is %d but this group committed %d with its first session; keeping %d",
+			n.clientsTableConfigured(), n.clientsLimit, n.clientsLimit)
+	}
 }
 
 // client is one entry of the replicated client table: a session and the
@@ -72,8 +90,10 @@ func (e *client) lookup(request uint64) (receipt, bool) {
 // id is registered for (the client id itself is in the prepare header), the
 // client table capacity of the replica that proposed it, and the session
 // a backup saw for the client when it forwarded the register (stampSeen).
-// Every replica applies the op under that capacity, so all agree on a
-// register at the cap whatever their own configuration. A register the
+// The first such register a group applies commits its capacity as the
+// group's limit, and every replica applies every register under that
+// limit, so all agree on a register at the cap whatever their own
+// configuration, before a restart with another one and after. A register the
 // primary proposes itself is never late, and its table may lag its own
 // pipeline, so it is not checked (registerUnchecked).
 func (n *Node) registerBody(userID uint32) []byte {
@@ -146,6 +166,12 @@ func (n *Node) applyRegister(p *vsr.Prepare) (*client, registerOutcome) {
 	r, ok := decodeRegisterBody(p.Body)
 	if !ok {
 		return nil, registerRefused
+	}
+	if len(p.Body) == registerBodySize {
+		if n.clientsLimit == 0 {
+			n.clientsLimit = r.capacity // SESS-29: the group's limit from now on
+		}
+		r.capacity = n.clientsLimit
 	}
 	id := wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}
 	e, ok := n.clients[id]

@@ -68,6 +68,7 @@ func (n *Node) MetadataDigest() uint64 {
 
 // onPeer steps a message of another replica into its group.
 func (n *Node) onPeer(m PeerMessage) {
+	n.heard(m.Msg.From)
 	if m.Group != (GroupID{}) {
 		n.onGroupPeer(m)
 		return
@@ -94,7 +95,7 @@ func (n *Node) onPeer(m PeerMessage) {
 func (n *Node) replicaConfig(sb vsr.Superblock) vsr.Config {
 	return vsr.Config{
 		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Superblock: sb, Marks: n.cfg.Marks,
-		WindowOps: n.cfg.ReplicaWindowOps,
+		WindowOps: n.cfg.ReplicaWindowOps, Timeouts: n.cfg.VSR,
 	}
 }
 
@@ -219,14 +220,15 @@ func (n *Node) startInstall() {
 		return
 	}
 	n.installing = nil
-	op, meta, clients, err := decodeImage(in.Image)
+	img, err := decodeImage(in.Image)
+	op := img.op
 	if err != nil || op != in.Checkpoint.Op || xxh3.Hash(in.Image) != in.Checkpoint.ImageChecksum {
 		// The replica checked the bytes against the checkpoint's checksum,
 		// so this is a peer that served a bad image: a bug, not a fault.
 		n.fatal("state transfer image of checkpoint op %d is invalid: %v", in.Checkpoint.Op, err)
 		return
 	}
-	n.meta, n.clients = meta, clients
+	n.restore(img)
 	n.applied, n.appliedChecksum = op, in.Checkpoint.Checksum
 	n.reopenPartitions()
 	n.mg.Journal().Rotate()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/iggygo/iggy/core/mark"
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/compute"
 	simdisk "github.com/iggygo/iggy/sim/disk"
@@ -24,6 +25,7 @@ type replicaHost struct {
 	disk    *simdisk.Disk
 	jobs    []compute.Request
 	replies map[bus.ConnID][][]byte
+	logs    []string
 }
 
 // testCluster steps N nodes in lock step, delivering peer messages at the
@@ -45,9 +47,15 @@ type testCluster struct {
 	heartbeat uint64
 	// drop, when set, loses the peer messages it matches.
 	drop func(node.PeerMessage) bool
+	// roster, when set, is every replica's Config.Roster.
+	roster []node.RosterNode
+	// vsr is every replica's Config.VSR (zero: the core's defaults).
+	vsr vsr.Timeouts
 	// fatals, when set, takes a replica's fatal error (the replica stops)
 	// instead of failing the test: for tests of refusals at boot.
 	fatals map[int]string
+	// encryption, when set, gives replica i its server keys.
+	encryption map[int]node.Encryption
 }
 
 func newTestCluster(t *testing.T, count int, checkpointEvery uint64) *testCluster {
@@ -80,7 +88,8 @@ func (c *testCluster) start(i int) {
 		Replica: uint8(i), Replicas: uint8(len(c.hosts)), Marks: c.marks,
 		CheckpointEveryOps: c.every, PartitionCheckpointEveryOps: c.every, ReplicaWindowOps: int(c.every),
 		RepairMemoryBytesMax: c.repairBytes, Root: rootCredentials("iggy", "iggy"),
-		HeartbeatIntervalTicks: c.heartbeat,
+		HeartbeatIntervalTicks: c.heartbeat, Roster: c.roster, VSR: c.vsr,
+		Encryption: c.encryption[i],
 	}
 	h.n = node.New(cfg, simCrypto{rng: rand.New(rand.NewPCG(uint64(i), 1))})
 	h.replies = map[bus.ConnID][][]byte{}
@@ -148,6 +157,7 @@ func (c *testCluster) take(i int) {
 		c.t.Fatalf("replica %d: fatal: %s", i, r.Fatal)
 	}
 	h.disk.Submit(r.Disk...)
+	h.logs = append(h.logs, r.Logs...)
 	h.jobs = append(h.jobs, r.Compute...)
 	c.inbox = append(c.inbox, r.Peers...)
 	for _, rep := range r.Replies {

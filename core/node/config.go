@@ -1,6 +1,8 @@
 package node
 
 import (
+	"net/netip"
+
 	"github.com/iggygo/iggy/core/mark"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/internal/assert"
@@ -40,6 +42,9 @@ type Config struct {
 	// admit partition requests: cluster.heartbeat_timeout + 3 s (QEV-2);
 	// 0 means the default (8 s).
 	EvidenceTicks uint64
+	// VSR is the timing of every consensus group of a replica set (the
+	// [cluster] keys in ticks; zero fields: the core's defaults).
+	VSR vsr.Timeouts
 	// TokenCleanerIntervalTicks paces the deletion of expired tokens; 0 = off.
 	TokenCleanerIntervalTicks uint64
 	// PartitionsMax caps the partitions of all topics; 0 = no cap.
@@ -50,6 +55,12 @@ type Config struct {
 	// ClientsTableMax is metadata.clients_table_max, the sessions the client
 	// table holds (SESS-30); 0 = clientsMax.
 	ClientsTableMax uint32
+	// RequestQueueBytesMax is message_bus.client_request_queue_bytes_max,
+	// the bytes of the frames one connection may queue behind its request
+	// in flight (FLOW-6); 0 = requestQueueBytesMaxDefault.
+	RequestQueueBytesMax uint64
+	// Encryption is the server key material (encryption.go).
+	Encryption Encryption
 	// DeferredPollMaxWaitTicks (sharding.deferred_poll_max_wait) cuts a
 	// deferred poll's wait (DEFP-10); DeferredPollMaxPending and
 	// DeferredPollMaxPendingPerSession bound the polls parked on this shard
@@ -88,10 +99,20 @@ type Config struct {
 }
 
 // RosterNode is one node of the replica set as clients are told of it:
-// its record (role and status are filled in per answer) and its replica id.
+// its record (role and status are filled in per answer; Address is the
+// catch-all advertised host, else the roster ip), its replica id, and the
+// per-client-network advertised addresses.
 type RosterNode struct {
-	ReplicaID uint8
-	Record    wire.ClusterNode
+	ReplicaID  uint8
+	Record     wire.ClusterNode
+	Advertised []AdvertisedRoute
+}
+
+// AdvertisedRoute hands Address to clients inside Clients
+// (cluster.nodes.advertised_addresses).
+type AdvertisedRoute struct {
+	Clients netip.Prefix
+	Address string
 }
 
 // RootCredentials create the root user on an empty metadata journal.
@@ -109,6 +130,9 @@ func (c *Config) validate() {
 	}
 	if c.ClusterName == "" {
 		c.ClusterName = "single-node"
+	}
+	if c.RequestQueueBytesMax == 0 {
+		c.RequestQueueBytesMax = requestQueueBytesMaxDefault
 	}
 	if c.Replicas > vsr.ReplicasMax {
 		assert.Failf("%d replicas, at most %d", c.Replicas, vsr.ReplicasMax)

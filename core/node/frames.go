@@ -9,13 +9,9 @@ import (
 // ends in exactly one reply, eviction or silent drop, or marks c busy until
 // a commit, disk read or append answers it.
 func (n *Node) handleFrame(c *conn, frame []byte) {
-	h, verdict := wire.DecodeRequestHeader(frame)
-	switch verdict {
-	case wire.VerdictClose:
-		n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Close: true})
+	h, ok := n.decodeHeader(c, frame)
+	if !ok {
 		return
-	case wire.VerdictDrop, wire.VerdictSkip:
-		return // protocol-framing.md 4.9: no reply at all
 	}
 	c.busy = true
 	body := frame[wire.HeaderSize:]
@@ -45,6 +41,21 @@ func (n *Node) handleFrame(c *conn, frame []byte) {
 	}
 }
 
+// decodeHeader decodes frame's header; false when the frame is answered
+// by closing the connection (done here) or by no reply at all
+// (protocol-framing.md 4.9).
+func (n *Node) decodeHeader(c *conn, frame []byte) (wire.RequestHeader, bool) {
+	h, verdict := wire.DecodeRequestHeader(frame)
+	switch verdict {
+	case wire.VerdictClose:
+		n.ready.Replies = append(n.ready.Replies, bus.Reply{Conn: c.id, Close: true})
+		return h, false
+	case wire.VerdictDrop, wire.VerdictSkip:
+		return h, false
+	}
+	return h, true
+}
+
 // replyHeader starts a reply to h with the node's commit position.
 func (n *Node) replyHeader(h wire.RequestHeader, op uint64) wire.ReplyHeader {
 	r := wire.ReplyTo(h)
@@ -57,11 +68,15 @@ func (n *Node) replyHeader(h wire.RequestHeader, op uint64) wire.ReplyHeader {
 
 // deny answers with a header status and no body (shape A).
 func (n *Node) deny(c *conn, h wire.RequestHeader, code wire.Code) {
+	n.reply(c, n.denialFrame(h, code))
+}
+
+func (n *Node) denialFrame(h wire.RequestHeader, code wire.Code) []byte {
 	r := n.replyHeader(h, 0)
 	if h.Operation == wire.OpNonReplicated {
 		r.Op = h.Session
 	}
-	n.reply(c, wire.DenialFrame(r, code))
+	return wire.DenialFrame(r, code)
 }
 
 // reject answers a result-framed operation with one result entry (shape B).

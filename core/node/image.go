@@ -14,7 +14,9 @@ import (
 //	clients count u32, then per client in ascending id order:
 //	id lo u64, id hi u64, user u32, session u64, watermark u64, next u8,
 //	and repliesCachedMax receipts {request u64, operation u8, op u64,
-//	body length u32 (0xFFFFFFFF: empty slot), body}.
+//	body length u32 (0xFFFFFFFF: empty slot), body};
+//	then the committed client table limit u32 (0: none yet), which images
+//	written before it was kept lack (read as 0).
 //
 // Its checksum is kept in the superblock that names it.
 const imageMagic = "IGGYIMG1"
@@ -37,7 +39,21 @@ func (n *Node) encodeImage(op uint64) []byte {
 	for _, id := range ids {
 		encodeClient(&w, id, n.clients[id])
 	}
+	w.U32(uint32(n.clientsLimit))
 	return w.Buf
+}
+
+// image is a decoded checkpoint image.
+type image struct {
+	op           uint64
+	meta         *metadata.State
+	clients      map[wire.U128]*client
+	clientsLimit int
+}
+
+// restore makes img the node's replicated state.
+func (n *Node) restore(img image) {
+	n.meta, n.clients, n.clientsLimit = img.meta, img.clients, img.clientsLimit
 }
 
 func encodeClient(w *wire.Writer, id wire.U128, e *client) {
@@ -61,29 +77,33 @@ func encodeClient(w *wire.Writer, id wire.U128, e *client) {
 }
 
 // decodeImage restores the metadata and client table from an image.
-func decodeImage(b []byte) (uint64, *metadata.State, map[wire.U128]*client, error) {
+func decodeImage(b []byte) (image, error) {
 	r := wire.NewReader(b)
 	if string(r.Bytes(len(imageMagic))) != imageMagic {
-		return 0, nil, nil, errImage
+		return image{}, errImage
 	}
-	op := r.U64()
+	img := image{op: r.U64()}
 	meta, err := metadata.Restore(r.Bytes(int(r.U32())))
 	if err != nil || r.Err() != wire.OK {
-		return 0, nil, nil, errors.Join(errImage, err)
+		return image{}, errors.Join(errImage, err)
 	}
+	img.meta = meta
 	count := r.U32()
 	if uint64(count) > uint64(r.Len()) || count > clientsMax {
-		return 0, nil, nil, errImage
+		return image{}, errImage
 	}
-	clients := make(map[wire.U128]*client, count)
+	img.clients = make(map[wire.U128]*client, count)
 	for range count {
 		id, e := decodeClient(r)
-		clients[id] = e
+		img.clients[id] = e
 	}
-	if r.Err() != wire.OK || r.Len() != 0 {
-		return 0, nil, nil, errImage
+	if r.Err() == wire.OK && r.Len() > 0 {
+		img.clientsLimit = int(r.U32())
 	}
-	return op, meta, clients, nil
+	if r.Err() != wire.OK || r.Len() != 0 || img.clientsLimit > clientsMax {
+		return image{}, errImage
+	}
+	return img, nil
 }
 
 func decodeClient(r *wire.Reader) (wire.U128, *client) {

@@ -43,6 +43,11 @@ type Ready struct {
 type Crypto interface {
 	NewToken() string
 	HashToken(token string) string
+	// Random fills b with random bytes that may be seen: the nonce base.
+	Random(b []byte)
+	// NewKey fills b with secret key material: a generated stream key.
+	// Nothing outside the node may keep it (no trace records it).
+	NewKey(b []byte)
 }
 
 // Node is one replica. Not safe for concurrent use: one caller steps it.

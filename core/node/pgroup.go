@@ -95,6 +95,7 @@ func (n *Node) pgroupConfig(sb vsr.Superblock) vsr.Config {
 	return vsr.Config{
 		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Superblock: sb, Marks: n.cfg.Marks,
 		WindowOps: cmp.Or(n.cfg.ReplicaWindowOps, pgroupWindowOps), WindowBytesMax: n.repairShareBytes(),
+		Timeouts: n.cfg.VSR,
 	}
 }
 

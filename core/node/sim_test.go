@@ -55,6 +55,14 @@ func runJob(r compute.Request) compute.Result {
 	}
 	return compute.Result{ID: r.ID, Code: uint32(wire.FeatureUnavailable)}
 }
+func (c simCrypto) Random(b []byte) {
+	for i := range b {
+		b[i] = byte(c.rng.Uint64())
+	}
+}
+
+func (c simCrypto) NewKey(b []byte) { c.Random(b) }
+
 func (c simCrypto) NewToken() string {
 	return fmt.Sprintf("%016x%016x", c.rng.Uint64(), c.rng.Uint64())
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/iggygo/iggy/core/group"
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/partition"
+	"github.com/iggygo/iggy/core/streamkey"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/compute"
@@ -13,6 +14,22 @@ import (
 // state is everything the node knows, split from Node's plumbing.
 type state struct {
 	meta *metadata.State
+	// ciphers caches the data cipher of each encrypted stream incarnation;
+	// hostCiphers holds, on a host shard, the cipher of each partition the
+	// front handed over with it (a host has no metadata).
+	ciphers     map[streamCipherKey]*streamkey.Data
+	hostCiphers map[partKey]*streamkey.Data
+	// unopened holds the streams a replica set's node could not open.
+	unopened map[streamCipherKey]bool
+	// nonceBase, drawn once, and nonceCount make every nonce the node seals
+	// with (encryption.go).
+	nonceBase   [streamkey.NonceBytes]byte
+	nonceSeeded bool
+	nonceCount  uint64
+	// rotationOp is the last op a key rotation sweep proposed;
+	// rotationSettled says the settled state was logged (rotation.go).
+	rotationOp      uint64
+	rotationSettled bool
 	// mg hosts the metadata group: its replica, journal, superblock and
 	// checkpoints.
 	mg *group.Host
@@ -23,7 +40,12 @@ type state struct {
 	installing               *vsr.Install // a state transfer waiting for the checkpoint under way
 
 	clients map[wire.U128]*client
-	conns   map[bus.ConnID]*conn
+	// clientsLimit is the client table's capacity committed by the first
+	// stamped register this metadata group applied (0: none yet). It binds
+	// every later register whatever the configuration says now (SESS-29)
+	// and is part of the checkpoint image (SESS-28).
+	clientsLimit int
+	conns        map[bus.ConnID]*conn
 
 	partitions map[partKey]*partition.Log
 	// remotes mirror the partitions other shards host (front only, shards.go).
@@ -40,8 +62,11 @@ type state struct {
 	// parkedViews wait for them (shard_views.go).
 	mirrorWaits int
 	parkedViews []parkedView
-	ev          evidence  // quorum evidence (replica sets only, evidence.go)
-	damaged     []partKey // partitions whose log read a bad record (pgroup_damage.go)
+	ev          evidence // quorum evidence (replica sets only, evidence.go)
+	// heardAt is the tick each replica's last message arrived (any group),
+	// 0 never: GetClusterMetadata's node status (clustermeta.go).
+	heardAt [vsr.ReplicasMax]uint64
+	damaged []partKey // partitions whose log read a bad record (pgroup_damage.go)
 	// writeRetries are the partitions broken by a failed write, waiting to
 	// be reopened (writeretry.go).
 	writeRetries map[partKey]*writeRetry
@@ -82,6 +107,9 @@ type state struct {
 
 func newState() *state {
 	return &state{
+		ciphers:       map[streamCipherKey]*streamkey.Data{},
+		hostCiphers:   map[partKey]*streamkey.Data{},
+		unopened:      map[streamCipherKey]bool{},
 		clients:       map[wire.U128]*client{},
 		conns:         map[bus.ConnID]*conn{},
 		partitions:    map[partKey]*partition.Log{},

@@ -2,7 +2,6 @@ package node
 
 import (
 	"github.com/iggygo/iggy/core/metadata"
-	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -21,7 +20,7 @@ func (n *Node) getClusterMetadata(c *conn, h wire.RequestHeader, _ []byte) {
 		Role: roleLeader, Status: statusHealthy,
 	}}}
 	if len(n.cfg.Roster) > 0 {
-		m.Nodes = n.rosterRecords()
+		m.Nodes, m.Replicas = n.rosterRecords(c.addr), true
 	}
 	w := wire.Writer{}
 	m.Encode(&w)
@@ -105,21 +104,4 @@ func (n *Node) getStats(c *conn, h wire.RequestHeader, _ []byte) {
 	w := wire.Writer{}
 	s.Encode(&w)
 	n.raw(c, h, w.Buf)
-}
-
-// rosterRecords are the replica set's nodes in configuration order: the
-// primary of this replica's view of the metadata group is the Leader,
-// every other node a Follower; with no view established (booting, changing
-// view) every node is a Follower.
-func (n *Node) rosterRecords() []wire.ClusterNode {
-	known := n.mg.Replica() != nil && n.mg.Replica().Status() == vsr.StatusNormal
-	out := make([]wire.ClusterNode, len(n.cfg.Roster))
-	for i, r := range n.cfg.Roster {
-		out[i] = r.Record
-		out[i].Role, out[i].Status = wire.ClusterRoleFollower, statusHealthy
-		if known && r.ReplicaID == n.mg.Replica().Primary() {
-			out[i].Role = roleLeader
-		}
-	}
-	return out
 }

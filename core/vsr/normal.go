@@ -163,7 +163,7 @@ func (r *Replica) sendAck() {
 func (r *Replica) heartbeat() {
 	assert.That(r.IsPrimary() && r.installed(), "vsr: a heartbeat from a replica that does not lead")
 	r.broadcast(Message{Command: CmdCommit, View: r.view, Op: r.log.head(), Checksum: r.log.headChecksum(), Commit: r.commit})
-	r.heartbeatAt = r.now + HeartbeatTicks
+	r.heartbeatAt = r.now + r.t.HeartbeatTicks
 }
 
 // Durability says when a reply for an op may be sent (DESIGN.md, Replication).

@@ -63,6 +63,8 @@ type Config struct {
 	WindowBytesMax uint64
 	// StateChunkBytes is the size of a state transfer chunk (0: the max).
 	StateChunkBytes int
+	// Timeouts are the replica's timing (zero fields: the defaults).
+	Timeouts Timeouts
 }
 
 // ackState is what one replica reported in the current view: every op up
@@ -86,6 +88,7 @@ type Replica struct {
 	windowOps   int
 	windowBytes uint64
 	chunkSize   int
+	t           Timeouts // with defaults
 
 	status  Status
 	view    uint32
@@ -197,7 +200,8 @@ func newReplica(cfg Config) *Replica {
 	assert.That(cfg.Count == 1 || cfg.Images != nil, "a cluster replica needs Images")
 	r := &Replica{id: cfg.Replica, count: cfg.Count, quorum: int(cfg.Count)/2 + 1,
 		journal: cfg.Journal, images: cfg.Images, marks: cfg.Marks,
-		windowOps: cfg.WindowOps, windowBytes: cfg.WindowBytesMax, chunkSize: cfg.StateChunkBytes}
+		windowOps: cfg.WindowOps, windowBytes: cfg.WindowBytesMax, chunkSize: cfg.StateChunkBytes,
+		t: cfg.Timeouts.withDefaults()}
 	if r.marks == nil {
 		r.marks = mark.Discard{}
 	}

@@ -1,5 +1,7 @@
 package vsr
 
+import "github.com/iggygo/iggy/internal/assert"
+
 // Timeouts, in ticks of clock.TickMillis (10 ms); the defaults of the
 // [cluster] settings of config.md.
 const (
@@ -28,6 +30,43 @@ const (
 	// is sent again (repair_retry_interval).
 	RepairTicks = 100
 )
+
+// Timeouts are a replica's timing and repair round, in ticks and ops,
+// from the [cluster] keys (node.Config.VSR); a zero field takes the
+// default constant above.
+type Timeouts struct {
+	HeartbeatTicks            uint64 // commit_broadcast_interval
+	ViewChangeTimeoutTicks    uint64 // heartbeat_timeout
+	StepDownTicks             uint64 // heartbeat_timeout
+	ViewChangeRetransmitTicks uint64 // view_change_retransmit_interval
+	ViewChangeStatusTicks     uint64 // view_change_status_timeout
+	RequestStartViewTicks     uint64 // request_start_view_retransmit_interval
+	RecoveringTimeoutTicks    uint64 // heartbeat_timeout
+	RepairTicks               uint64 // repair_retry_interval
+	RepairOps                 uint64 // repair_chunk_max, at most repairOpsMax
+}
+
+// withDefaults fills every zero field with its default.
+func (t Timeouts) withDefaults() Timeouts {
+	def := func(v *uint64, d uint64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&t.HeartbeatTicks, HeartbeatTicks)
+	def(&t.ViewChangeTimeoutTicks, ViewChangeTimeoutTicks)
+	def(&t.StepDownTicks, StepDownTicks)
+	def(&t.ViewChangeRetransmitTicks, ViewChangeRetransmitTicks)
+	def(&t.ViewChangeStatusTicks, ViewChangeStatusTicks)
+	def(&t.RequestStartViewTicks, RequestStartViewTicks)
+	def(&t.RecoveringTimeoutTicks, RecoveringTimeoutTicks)
+	def(&t.RepairTicks, RepairTicks)
+	def(&t.RepairOps, repairOpsDefault)
+	if t.RepairOps > repairOpsMax {
+		assert.Failf("repair round of %d ops", t.RepairOps)
+	}
+	return t
+}
 
 // Step handles one message from a peer. Messages for another replica, from
 // an unknown one or from itself are dropped: the network may deliver
@@ -88,13 +127,13 @@ func (r *Replica) Tick() {
 			r.tickBackup()
 		}
 	case StatusViewChange:
-		if r.now-r.changeSince >= ViewChangeStatusTicks && !r.voteNext {
+		if r.now-r.changeSince >= r.t.ViewChangeStatusTicks && !r.voteNext {
 			r.marks.Hit("vsr.view_change.timeout")
 			r.startVoting()
 		}
 		r.kick()
 	case StatusRecovering:
-		if r.now-r.changeSince >= RecoveringTimeoutTicks && !r.voteNext {
+		if r.now-r.changeSince >= r.t.RecoveringTimeoutTicks && !r.voteNext {
 			r.marks.Hit("vsr.recovery.timeout")
 			r.startVoting()
 		}
@@ -113,18 +152,18 @@ func (r *Replica) tickPrimary() {
 	}
 	heard := 0
 	for i := range r.count {
-		if i == r.id || r.now-r.heard[i] < StepDownTicks {
+		if i == r.id || r.now-r.heard[i] < r.t.StepDownTicks {
 			heard++
 		}
 	}
-	if heard < r.quorum && r.now-r.normalSince >= StepDownTicks {
+	if heard < r.quorum && r.now-r.normalSince >= r.t.StepDownTicks {
 		r.marks.Hit("vsr.primary.step_down")
 		r.enterViewChange(r.view + 1)
 	}
 }
 
 func (r *Replica) tickBackup() {
-	if r.now-r.primarySeen >= ViewChangeTimeoutTicks && !r.voteNext {
+	if r.now-r.primarySeen >= r.t.ViewChangeTimeoutTicks && !r.voteNext {
 		r.marks.Hit("vsr.backup.primary_timeout")
 		r.startVoting()
 	}
@@ -143,11 +182,11 @@ func (r *Replica) tickRepair() {
 		case !r.sync.active || t.cp.Op <= r.sync.cursor:
 			r.marks.Hit("vsr.state_transfer.abandoned")
 			*t = transferState{}
-		case r.now-t.requestedAt >= RepairTicks:
+		case r.now-t.requestedAt >= r.t.RepairTicks:
 			r.requestChunk()
 		}
 	}
-	if s := &r.sync; s.active && s.requested && r.now-s.requestedAt >= RepairTicks {
+	if s := &r.sync; s.active && s.requested && r.now-s.requestedAt >= r.t.RepairTicks {
 		r.requestRepair()
 	}
 }

@@ -2,9 +2,12 @@ package vsr
 
 import "github.com/iggygo/iggy/internal/assert"
 
-// repairOpsMax bounds the prepares asked for, and sent, in one repair
-// round (cluster.repair_chunk_max).
-const repairOpsMax = 128
+// Timeouts.RepairOps bounds the prepares asked for, and sent, in one
+// repair round (cluster.repair_chunk_max): 128 by default, at most 1024.
+const (
+	repairOpsDefault = 128
+	repairOpsMax     = 1024
+)
 
 // repairBytesMax bounds the body bytes of one repair reply; the first
 // prepare always goes, so a reply is never empty.
@@ -160,7 +163,7 @@ func (r *Replica) abortSync() {
 // in flight and not yet timed out.
 func (r *Replica) requestRepair() {
 	s := &r.sync
-	if s.requested && r.now-s.requestedAt < RepairTicks || !r.viewDurable() {
+	if s.requested && r.now-s.requestedAt < r.t.RepairTicks || !r.viewDurable() {
 		return
 	}
 	if s.source == r.id {
@@ -171,7 +174,7 @@ func (r *Replica) requestRepair() {
 		end = s.suffix[0].Op - 1
 	}
 	first := s.cursor + 1
-	last := min(end, first+repairOpsMax-1)
+	last := min(end, first+r.t.RepairOps-1)
 	// An inverted range would ask for nothing and stall the repair (VSR-29):
 	// the cursor never passes what the suffix or the head still needs.
 	if first > last {
@@ -196,7 +199,7 @@ func (r *Replica) onRequestPrepares(m *Message) {
 	if m.Op > r.log.head() {
 		return
 	}
-	last := min(m.Last, m.Op+repairOpsMax-1, r.log.head())
+	last := min(m.Last, m.Op+r.t.RepairOps-1, r.log.head())
 	ps := r.log.copyRange(m.Op, last)
 	size := 0
 	for i := range ps {

@@ -59,7 +59,7 @@ func (r *Replica) kick() {
 	if !r.viewDurable() || r.now < r.resendAt {
 		return
 	}
-	r.resendAt = r.now + ViewChangeRetransmitTicks
+	r.resendAt = r.now + r.t.ViewChangeRetransmitTicks
 	if r.voteNext {
 		r.broadcast(Message{Command: CmdStartViewChange, View: r.view + 1})
 	}
@@ -71,7 +71,7 @@ func (r *Replica) kick() {
 		}
 		r.maybeVote()
 	case StatusRecovering:
-		r.resendAt = r.now + RequestStartViewTicks
+		r.resendAt = r.now + r.t.RequestStartViewTicks
 		r.send(Message{Command: CmdRequestStartView, To: r.Primary(), View: r.view, Commit: r.commit})
 	}
 }
@@ -268,7 +268,7 @@ func (r *Replica) becomePrimary(commit uint64) {
 			r.send(r.startView(to))
 		}
 	}
-	r.heartbeatAt = r.now + HeartbeatTicks
+	r.heartbeatAt = r.now + r.t.HeartbeatTicks
 }
 
 // startView is the new view's log for one backup: head, commit, and the

@@ -6,10 +6,15 @@ import (
 	"github.com/iggygo/iggy/internal/assert"
 )
 
-// VoteFreshTicks is how long a peer's start_view_change counts after it was
-// heard: voters resend every ViewChangeRetransmitTicks, so a vote that was
-// not heard again for this long was withdrawn (its voter heard a primary).
-const VoteFreshTicks = 4 * ViewChangeRetransmitTicks
+// voteFreshRetransmits: a peer's start_view_change counts for this many
+// retransmit intervals after it was heard; voters resend every interval,
+// so a vote not heard again for this long was withdrawn (its voter heard a
+// primary).
+const voteFreshRetransmits = 4
+
+func (r *Replica) voteFreshTicks() uint64 {
+	return voteFreshRetransmits * r.t.ViewChangeRetransmitTicks
+}
 
 // A replica never leaves its view on its own (VSR-15). When it stops
 // hearing its primary, when its view change stalls, or when its recovery
@@ -45,7 +50,7 @@ func (r *Replica) recordStartViewChange(from uint8, v uint32) {
 	if from >= r.count || from == r.id {
 		assert.Failf("vote from %d", from)
 	}
-	if r.now-r.svcAt[from] >= VoteFreshTicks || v > r.svcVote[from] {
+	if r.now-r.svcAt[from] >= r.voteFreshTicks() || v > r.svcVote[from] {
 		r.svcVote[from] = v
 	}
 	r.svcAt[from] = r.now
@@ -59,7 +64,7 @@ func (r *Replica) tallyVotes() {
 		votes[i] = r.view
 		if i == r.id {
 			votes[i] = r.ownVote()
-		} else if r.now-r.svcAt[i] < VoteFreshTicks && r.svcVote[i] > r.view {
+		} else if r.now-r.svcAt[i] < r.voteFreshTicks() && r.svcVote[i] > r.view {
 			votes[i] = r.svcVote[i]
 		}
 	}
@@ -75,7 +80,7 @@ func (r *Replica) tallyVotes() {
 func (r *Replica) votersOf(v uint32) uint32 {
 	var set uint32
 	for i := range r.count {
-		if i != r.id && r.now-r.svcAt[i] < VoteFreshTicks && r.svcVote[i] == v {
+		if i != r.id && r.now-r.svcAt[i] < r.voteFreshTicks() && r.svcVote[i] == v {
 			set |= 1 << i
 		}
 	}

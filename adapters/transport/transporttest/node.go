@@ -85,3 +85,25 @@ func Recv[T any](t *testing.T, ch <-chan T, what string) T {
 		panic("unreachable")
 	}
 }
+
+// StallSlackMax is how late after the write stall timeout a stalled
+// connection may be closed in these tests (a loaded machine's scheduling).
+const StallSlackMax = 2 * time.Second
+
+// StallCutOff delivers reply, far bigger than the socket buffers, to conn,
+// whose client reads nothing, and checks that the connection is closed
+// once the reply has waited stall, the hub's write stall timeout (FLOW-4):
+// not before, and not much after.
+func StallCutOff(t *testing.T, n *Node, conn bus.ConnID, reply []byte, stall time.Duration) {
+	t.Helper()
+	start := time.Now()
+	n.Hub.Deliver(bus.Reply{Conn: conn, Parts: [][]byte{reply}})
+	cl := Recv(t, n.Closed, "ConnClosed of a stalled reply")
+	took := time.Since(start)
+	if cl.Conn != conn {
+		t.Fatalf("closed %d, want %d", cl.Conn, conn)
+	}
+	if took < stall || took > stall+StallSlackMax {
+		t.Fatalf("a reply the client did not read closed its connection after %v; want %v (+%v at most)", took, stall, StallSlackMax)
+	}
+}
