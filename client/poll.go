@@ -9,7 +9,9 @@ import (
 
 // PollMessages reads up to count messages of one partition (code 100) and
 // returns the partition's current offset (its highest committed offset) and
-// the messages. partition nil sends "no partition". Every returned record's
+// the messages. partition nil sends "no partition", which the server
+// refuses with 3 InvalidCommand for every consumer kind (MSG-2): a group
+// member polls the partitions SyncConsumerGroup assigned it. Every returned record's
 // layout and checksums are verified before its messages are returned.
 func (c *Client) PollMessages(consumer wire.Consumer, stream, topic wire.Identifier, partition *uint32,
 	strategy wire.PollingKind, value uint64, count uint32, autoCommit bool) (uint64, []ReceivedMessage, error) {

@@ -1,6 +1,10 @@
 package client
 
-import "github.com/iggygo/iggy/wire"
+import (
+	"fmt"
+
+	"github.com/iggygo/iggy/wire"
+)
 
 // GetStats reads the server's statistics (code 10).
 func (c *Client) GetStats() (wire.Stats, error) {
@@ -60,3 +64,21 @@ func (c *Client) DescribeOptions(scope wire.OptionScope) ([]wire.OptionDescripto
 	}
 	return d, nil
 }
+
+// DumpFlightRecorder has the server write a flight recorder dump under its
+// debug.flight_recorder.dump_path (code 19, ours; needs manage_servers) and
+// returns the dump's file name there; 5 FeatureUnavailable when the
+// recorder is off.
+func (c *Client) DumpFlightRecorder() (string, error) {
+	payload, err := c.call(wire.CmdDumpFlightRecorder, nil)
+	if err != nil {
+		return "", err
+	}
+	if len(payload) == 0 || len(payload) > dumpNameBytesMax {
+		return "", fmt.Errorf("%w: DumpFlightRecorder answered a name of %d bytes", ErrProtocol, len(payload))
+	}
+	return string(payload), nil
+}
+
+// dumpNameBytesMax bounds the dump file name a server may answer.
+const dumpNameBytesMax = 255

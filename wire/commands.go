@@ -149,6 +149,7 @@ const (
 	CmdBindSession                  Command = 15 // target release
 	CmdUpdateResource               Command = 16 // target release; replaces 35, 204, 304
 	CmdGetMetadataChanges           Command = 17 // target release
+	CmdDumpFlightRecorder           Command = 19 // ours (DESIGN.md "Wire layouts we chose")
 	CmdGetMe                        Command = 20
 	CmdGetClient                    Command = 21
 	CmdGetClients                   Command = 22
@@ -221,6 +222,7 @@ var commandTable = [...]commandInfo{
 	{CmdBindSession, "BindSession", OpNonReplicated, false},
 	{CmdUpdateResource, "UpdateResource", OpUpdateResource, false},
 	{CmdGetMetadataChanges, "GetMetadataChanges", OpNonReplicated, false},
+	{CmdDumpFlightRecorder, "DumpFlightRecorder", OpNonReplicated, false},
 	{CmdGetMe, "GetMe", OpNonReplicated, false},
 	{CmdGetClient, "GetClient", OpNonReplicated, false},
 	{CmdGetClients, "GetClients", OpNonReplicated, false},

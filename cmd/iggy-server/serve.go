@@ -93,14 +93,14 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	box.dumpOnSignal(stop)
 	sources := snapshotSources(cfg)
 	if box != nil {
-		sources.FlightDump = func() []byte { return box.bytes("diagnostic snapshot") }
+		sources.FlightDump = box.forArchive
 	}
 	standIn, err := crypto.StandInHash()
 	if err != nil {
 		return fmt.Errorf("stand-in password hash: %w", err)
 	}
 	callouts := extauth.New(cfg.ExternalAuth.URL, cfg.ExternalAuth.Timeout)
-	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources, standIn, callouts) })
+	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources, standIn, callouts, box) })
 	defer jobs.Close()
 	shards, err := newShardLoops(cfg, ncfg, plan, jobs, hub, log, box, func() {
 		if logFile != nil {

@@ -17,11 +17,13 @@ var flightFlags = struct {
 	until        *int
 	print, check *bool
 	force        *bool
+	data         *string
 }{
 	until: flag.Int("until", 0, "with -replay of a flight dump: stop after N inputs"),
 	print: flag.Bool("print", false, "with -replay of a flight dump: print each input and the core's outputs"),
 	check: flag.Bool("check", false, "with -replay of a flight dump: check each Ready (replies to open connections, disk ids, one boot)"),
 	force: flag.Bool("force", false, "with -replay of a flight dump: replay a dump of another build"),
+	data:  flag.String("data", "", "with -replay of a flight dump: the server's data directory, where poll reads recorded by digest are read back"),
 }
 
 // isFlightDump reports whether path opens with a flight dump's magic.
@@ -43,7 +45,7 @@ func runFlightReplay(path string) int {
 		fatal(err)
 	}
 	defer f.Close()
-	o := flight.Options{Until: *flightFlags.until, Check: *flightFlags.check, Force: *flightFlags.force}
+	o := flight.Options{Until: *flightFlags.until, Check: *flightFlags.check, Force: *flightFlags.force, DataDir: *flightFlags.data}
 	var out *bufio.Writer
 	if *flightFlags.print {
 		out = bufio.NewWriterSize(os.Stdout, 1<<16)

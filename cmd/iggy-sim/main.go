@@ -4,7 +4,7 @@
 //	    seed=N ticks=T ops=O trace=<16 hex> ok, or FAIL: <oracle>: <reason> (exit 1)
 //	iggy-sim -sweep A-B [-profile lite|swarm|liveness|cluster|all]   seeds A..B with progress and a summary
 //	iggy-sim -replay FILE   drives fresh nodes with a recorded trace and checks its hash
-//	                        (or a server's flight dump: -until N, -print, -check, -force)
+//	                        (or a server's flight dump: -until N, -print, -check, -force, -data DIR)
 //
 // -cover (with -seed or -sweep, inside the repository) reports the
 // statement coverage of core/ the run reached and lists the core functions

@@ -68,6 +68,7 @@ func (n *Node) newReaders() map[wire.Command]reader {
 		wire.CmdGetClient:               n.getClient,
 		wire.CmdGetStats:                n.getStats,
 		wire.CmdGetSnapshotFile:         n.getSnapshotFile,
+		wire.CmdDumpFlightRecorder:      n.dumpFlightRecorder,
 		wire.CmdPartitionRoutes:         n.partitionRoutes,
 	}
 }

@@ -24,6 +24,9 @@ const (
 	// It waits on the network, not the CPU: the adapter runs it beside the
 	// workers, never in their queue.
 	KindExternalAuth
+	// KindFlightDump writes a flight recorder dump (DumpFlightRecorder,
+	// 19); Data is the dump's file name.
+	KindFlightDump
 )
 
 // Request is one job; the core allocates ids and never reuses one in a run.
