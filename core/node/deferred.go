@@ -46,6 +46,9 @@ type deferOpts struct {
 	minCount  uint32
 	maxBytes  uint32
 	session   uint64 // the per-session bound's key (DEFP-12)
+	// incarnation the poll's start belongs to, 0 unchecked (MSG-6); the
+	// front checks it, hosts never see it used.
+	incarnation uint64
 }
 
 // deferOptsOf converts a request's wait to ticks, rounded up, and cuts it
@@ -54,7 +57,7 @@ func (n *Node) deferOptsOf(q wire.DeferredPollRequest, c *conn) deferOpts {
 	const tickMicros = clock.TickMillis * 1000
 	wait := (q.WaitMicros + tickMicros - 1) / tickMicros
 	return deferOpts{waitTicks: min(wait, n.cfg.DeferredPollMaxWaitTicks), minCount: q.MinCount,
-		maxBytes: q.MaxBytes, session: c.session}
+		maxBytes: q.MaxBytes, session: c.session, incarnation: q.Incarnation}
 }
 
 // parkedPoll is one deferred poll from its first read to its reply.
