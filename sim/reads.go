@@ -73,6 +73,11 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 		w.marks.Hit(markDeferredRefused)
 		return
 	}
+	if status == wire.PartitionIncarnationMismatch && o.deferred != nil && o.deferred.incarnation != 0 {
+		w.marks.Hit(markIncarnationRefused)
+		w.catalog.part(o.part).incarnation = 0 // the next deferred poll learns the new one
+		return
+	}
 	if o.kind == opGroupPoll && groupRefusal(status) {
 		w.marks.Hit(fmt.Sprintf("sim.workload.group_poll_refused_%d", uint32(status)))
 		return
@@ -81,9 +86,21 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 		w.unexpected(o, status)
 		return
 	}
+	var pos wire.PollPositions
+	if o.deferred != nil {
+		if len(payload) < wire.PollPrefixBytes+wire.PollPositionsBytes {
+			w.fail("wrong-data", fmt.Sprintf("%s: a reply of %d bytes has no positions", o, len(payload)))
+			return
+		}
+		_, pos, _ = wire.DecodePolledWithPositions(payload)
+		payload = withoutPositions(payload)
+	}
 	r, err := decodePoll(o, payload)
 	if err == nil && r == nil {
 		return // a group member told to fetch its assignment again
+	}
+	if err == nil && o.deferred != nil {
+		err = w.checkPositions(o, r, pos)
 	}
 	if err != nil {
 		w.fail("wrong-data", fmt.Sprintf("%s: %v", o, err))
@@ -111,6 +128,14 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 	}
 	w.hist.Gets = append(w.hist.Gets, g)
 	a.link.client.store = &storeIntent{part: o.part, topic: o.topic, value: r.First + uint64(len(r.Msgs)) - 1}
+}
+
+// withoutPositions is a reply to a poll with PollOptions as a plain poll
+// reply: its 16-byte prefix, then its records.
+func withoutPositions(payload []byte) []byte {
+	out := make([]byte, 0, len(payload)-wire.PollPositionsBytes)
+	out = append(out, payload[:wire.PollPrefixBytes]...)
+	return append(out, payload[wire.PollPrefixBytes+wire.PollPositionsBytes:]...)
 }
 
 // decodePoll checks every record a poll returned as a consumer would:
