@@ -33,7 +33,7 @@ func init() {
 		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
 		"create-topic": cmdCreateTopic, "delete-topic": cmdDeleteTopic, "delete-segments": cmdDeleteSegments, "get-topic": cmdGetTopic,
 		"create-user": cmdCreateUser, "update-permissions": cmdUpdatePermissions,
-		"send": cmdSend, "poll": cmdPoll, "deferred-poll": cmdDeferredPoll, "poll-options": cmdPollOptions, "cancel-deferred": cmdCancelDeferred,
+		"send": cmdSend, "poll": cmdPoll, "deferred-poll": cmdDeferredPoll, "poll-options": cmdPollOptions, "fetch": cmdFetch, "cancel-deferred": cmdCancelDeferred,
 		"store-offset": cmdStoreOffset, "get-offset": cmdGetOffset, "delete-offset": cmdDeleteOffset,
 		"rm": cmdRm,
 	}

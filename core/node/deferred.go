@@ -121,18 +121,25 @@ func (n *Node) park(p *parkedPoll) {
 		return
 	}
 	ps := &n.parked
-	if len(ps.list) >= int(n.cfg.DeferredPollMaxPending) || ps.bySession[p.d.session] >= n.cfg.DeferredPollMaxPendingPerSession {
+	if len(ps.list)+len(n.fetches.list) >= int(n.cfg.DeferredPollMaxPending) || ps.bySession[p.d.session] >= n.cfg.DeferredPollMaxPendingPerSession {
 		n.cfg.Marks.Hit("node.defer.capacity_refused")
 		n.dataDeny(p.conn, p.h, wire.DeferredPollCapacityExceeded)
 		return
 	}
-	if ps.bySession == nil {
-		ps.bySession = map[uint64]uint32{}
-	}
 	n.cfg.Marks.Hit("node.defer.parked")
 	p.listed = true
 	ps.list = append(ps.list, p)
-	ps.bySession[p.d.session]++
+	ps.count(p.d.session, 1)
+}
+
+// count adds delta to session's parked polls and grouped fetches (DEFP-12).
+func (ps *parkedPolls) count(session uint64, delta int) {
+	if ps.bySession == nil {
+		ps.bySession = map[uint64]uint32{}
+	}
+	if ps.bySession[session] = uint32(int(ps.bySession[session]) + delta); ps.bySession[session] == 0 {
+		delete(ps.bySession, session)
+	}
 }
 
 // unpark gives p's place back.
@@ -148,9 +155,7 @@ func (n *Node) unpark(p *parkedPoll) {
 			break
 		}
 	}
-	if ps.bySession[p.d.session]--; ps.bySession[p.d.session] == 0 {
-		delete(ps.bySession, p.d.session)
-	}
+	ps.count(p.d.session, -1)
 }
 
 // reread reads p's partition (again); a poll whose connection is gone is
@@ -255,6 +260,7 @@ func (n *Node) cancelArrived(c *conn, frame []byte) {
 		return
 	}
 	n.cancelParked(c.id, q.Request)
+	n.cancelFetch(c, q.Request)
 	for s := uint8(1); s < n.cfg.Shards; s++ {
 		n.toShard(s, shardCancel{conn: c.id, request: q.Request})
 	}

@@ -29,6 +29,7 @@ func (n *Node) onTick() {
 	}
 	n.expireForwards()
 	n.tickParked()
+	n.tickFetches()
 	n.tickLogins()
 	n.evictStale()
 	n.tickLeases()

@@ -19,6 +19,7 @@ type pendingPoll struct {
 	kind       partition.OffsetKind
 	consumer   uint32
 	deferred   *parkedPoll // a deferred poll's read (deferred.go)
+	grouped    *fetchRef   // a grouped fetch's read of one partition (grouped.go)
 }
 
 // resyncPartition is the poll reply's partition id telling a group member to
@@ -190,6 +191,10 @@ func (n *Node) pollDone(ev partition.PollDone) {
 	}
 	if p.fetch != nil {
 		n.answerLogFetch(p.fetch, ev)
+		return
+	}
+	if p.grouped != nil {
+		n.fetchReadEnded(*p.grouped, ev)
 		return
 	}
 	if dp := p.deferred; dp != nil {
