@@ -170,3 +170,43 @@ func (c *Client) awaitDeferred(cancel <-chan struct{}, h wire.RequestHeader) (bo
 	}
 	return cancelled, r, err
 }
+
+// FetchedSection is one partition's part of a grouped fetch: its status,
+// and for status 0 what it read and its positions.
+type FetchedSection struct {
+	PartitionID uint32
+	Status      wire.Code
+	Polled      Polled
+}
+
+// GroupedFetch reads many partitions of one topic in one request (code
+// 109, DEFP-16): q's count, min_count and max_bytes bound the whole reply,
+// and each partition answers in its own section, with its own status
+// (DEFP-18). Like Poll, closing cancel before the reply cancels it (108).
+func (c *Client) GroupedFetch(cancel <-chan struct{}, q wire.GroupedFetchRequest) ([]FetchedSection, error) {
+	if err := checkIDs(q.Consumer.ID, q.StreamID, q.TopicID); err != nil {
+		return nil, err
+	}
+	payload, err := c.callDeferred(cancel, wire.CmdGroupedDeferredFetch, encode(q.Encode),
+		time.Duration(q.WaitMicros)*time.Microsecond)
+	if err != nil {
+		return nil, err
+	}
+	sections, code := wire.DecodeGroupedFetchReply(payload)
+	if code != wire.OK {
+		return nil, decodeFailed("GroupedDeferredFetch", code)
+	}
+	out := make([]FetchedSection, 0, len(sections))
+	for _, s := range sections {
+		f := FetchedSection{PartitionID: s.PartitionID, Status: s.Status}
+		if s.Status == wire.OK {
+			msgs, err := verifiedMessages(s.Polled, len(payload))
+			if err != nil {
+				return nil, fmt.Errorf("partition %d: %w", s.PartitionID, err)
+			}
+			f.Polled = Polled{CurrentOffset: s.Polled.Prefix.CurrentOffset, Messages: msgs, Positions: s.Positions}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
