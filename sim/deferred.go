@@ -41,9 +41,9 @@ const (
 // and filled, and judged for lateness after heal. A replica set's sweep
 // rarely wakes one by data (its polls read through the group first).
 var (
-	deferredRequired = []string{"node.defer.parked", "node.defer.woken_by_data", "node.defer.woken_by_timeout",
+	deferredRequired = append([]string{"node.defer.parked", "node.defer.woken_by_data", "node.defer.woken_by_timeout",
 		"node.defer.capacity_refused", markDeferredShort, markDeferredFilled, markDeferredRefused, markDeferredTimed,
-		markPositionsMessages, markPositionsEmpty, markIncarnationSent}
+		markPositionsMessages, markPositionsEmpty, markIncarnationSent}, groupedRequired...)
 	deferredClusterRequired = []string{"node.defer.parked", "node.defer.woken_by_timeout", markDeferredShort,
 		markDeferredFilled, markDeferredTimed, markPositionsMessages, markPositionsEmpty, markIncarnationSent}
 )
@@ -67,6 +67,7 @@ func (w *World) maybeDeferred(o *op, q wire.PollMessagesRequest) {
 	o.code = wire.CmdDeferredPoll
 	o.body = encode(wire.DeferredPollRequest{Poll: q, WaitMicros: o.deferred.waitTicks * tickMicros,
 		MinCount: o.deferred.minCount, Incarnation: o.deferred.incarnation}.Encode)
+	w.maybeGrouped(o, q)
 }
 
 // finalDeferred makes the read-back's polls deferred polls with a short
@@ -112,16 +113,16 @@ func (w *World) checkPositions(o *op, r *oracles.Read, pos wire.PollPositions) e
 // early only when enough arrived), and once faults have healed no later
 // than the wait plus deferredLateTicks. The read itself is judged like
 // every poll (consecutive offsets, each message once, linearizable).
-func (w *World) checkDeferred(a *attempt, o *op, r *oracles.Read) {
+func (w *World) checkDeferred(a *attempt, o *op, got int) {
 	d := o.deferred
 	elapsed := w.tick - a.sentTick
-	if uint32(len(r.Msgs)) >= min(d.minCount, o.count) {
+	if uint32(got) >= min(d.minCount, o.count) {
 		w.marks.Hit(markDeferredFilled)
 	} else {
 		w.marks.Hit(markDeferredShort)
 		if elapsed < d.waitTicks {
 			w.fail("deferred", fmt.Sprintf("%s: %d of min_count %d after %d ticks of a %d-tick wait",
-				o, len(r.Msgs), d.minCount, elapsed, d.waitTicks))
+				o, got, d.minCount, elapsed, d.waitTicks))
 			return
 		}
 	}

@@ -73,6 +73,10 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 		w.marks.Hit(markDeferredRefused)
 		return
 	}
+	if o.fetch != nil && status == wire.OK {
+		w.settleFetch(a, o, payload)
+		return
+	}
 	if status == wire.PartitionIncarnationMismatch && o.deferred != nil && o.deferred.incarnation != 0 {
 		w.marks.Hit(markIncarnationRefused)
 		w.catalog.part(o.part).incarnation = 0 // the next deferred poll learns the new one
@@ -107,12 +111,9 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 		return
 	}
 	if o.deferred != nil {
-		w.checkDeferred(a, o, r)
+		w.checkDeferred(a, o, len(r.Msgs))
 	}
-	r.Client, r.Epoch, r.Call, r.Return = a.link.client.idx, a.link.epoch, a.call, w.next()
-	w.hist.Reads = append(w.hist.Reads, r)
-	w.catalog.part(o.part).ops++
-	w.sawOffset(o.part, r.Current)
+	w.recordRead(a, o, r)
 	if o.final {
 		w.finalPolled(o, r)
 	}
@@ -128,6 +129,14 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 	}
 	w.hist.Gets = append(w.hist.Gets, g)
 	a.link.client.store = &storeIntent{part: o.part, topic: o.topic, value: r.First + uint64(len(r.Msgs)) - 1}
+}
+
+// recordRead adds a poll's read to the history the oracles judge.
+func (w *World) recordRead(a *attempt, o *op, r *oracles.Read) {
+	r.Client, r.Epoch, r.Call, r.Return = a.link.client.idx, a.link.epoch, a.call, w.next()
+	w.hist.Reads = append(w.hist.Reads, r)
+	w.catalog.part(o.part).ops++
+	w.sawOffset(o.part, r.Current)
 }
 
 // withoutPositions is a reply to a poll with PollOptions as a plain poll
@@ -146,6 +155,11 @@ func decodePoll(o *op, payload []byte) (*oracles.Read, error) {
 	if code != wire.OK {
 		return nil, fmt.Errorf("malformed poll reply: %s", code.Name())
 	}
+	return decodeRecords(o, polled)
+}
+
+// decodeRecords is decodePoll of a decoded reply.
+func decodeRecords(o *op, polled wire.PolledMessages) (*oracles.Read, error) {
 	pre := polled.Prefix
 	if o.kind == opGroupPoll {
 		if err := groupPolled(o, pre.PartitionID, pre.MessagesCount); err != nil || pre.PartitionID != o.part.Partition {
