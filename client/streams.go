@@ -4,10 +4,16 @@ import "github.com/iggygo/iggy/wire"
 
 // CreateStream creates a stream (code 202). The server assigns the id.
 func (c *Client) CreateStream(name string) (wire.StreamResponse, error) {
+	return c.CreateStreamWithOptions(name, nil)
+}
+
+// CreateStreamWithOptions creates a stream with an options block (its
+// encryption_key, for one).
+func (c *Client) CreateStreamWithOptions(name string, opts wire.Options) (wire.StreamResponse, error) {
 	if err := checkName("stream name", name); err != nil {
 		return wire.StreamResponse{}, err
 	}
-	payload, err := c.call(wire.CmdCreateStream, encode(wire.CreateStreamRequest{Name: name}.Encode))
+	payload, err := c.call(wire.CmdCreateStream, encode(wire.CreateStreamRequest{Name: name, Options: opts}.Encode))
 	if err != nil {
 		return wire.StreamResponse{}, err
 	}

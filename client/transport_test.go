@@ -13,6 +13,7 @@ import (
 	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/adapters/transport/transporttest"
 	"github.com/iggygo/iggy/adapters/websocket"
+	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
 )
@@ -20,8 +21,8 @@ import (
 // echoNode answers every frame on the hub with an empty status-0 reply that
 // echoes the request, standing in for the node.
 func echoNode(t *testing.T, hub *transport.Hub) {
-	transporttest.Serve(t, hub, func(in any) {
-		f, ok := in.(bus.ClientFrame)
+	transporttest.Serve(t, hub, func(in node.Input) {
+		f, ok := in.(node.ClientFrame)
 		if !ok {
 			return
 		}

@@ -27,6 +27,10 @@ address = "127.0.0.1:8090"
 address = "127.0.0.1:8080"
 [http]
 address = "127.0.0.1:3000"
+[http.jwt]
+# One bearer secret on every node: a token from any node works on all, and
+# a node relays HTTP partition calls to the partition's primary (development only).
+encoding_secret = "local-cluster-development-secret"
 [websocket]
 address = "127.0.0.1:8070"
 

@@ -76,7 +76,7 @@ func (w *World) startNode(h *host) {
 }
 
 // step feeds one input to h's front shard, tracing it first.
-func (w *World) step(h *host, in any) { w.stepShard(h, 0, in) }
+func (w *World) step(h *host, in node.Input) { w.stepShard(h, 0, in) }
 
 // take carries out what h's shards asked for since they were last taken,
 // shard by shard, until one fails (the process is gone then).
@@ -311,17 +311,17 @@ func (w *World) deliverToNode(h *host) {
 			l.toNode = l.toNode[1:]
 			switch {
 			case d.open:
-				w.step(h, bus.ConnOpened{Conn: l.id, Transport: bus.TransportTCP, Addr: fmt.Sprintf("10.0.%d.%d:5000", l.id>>8&255, l.id&255)})
+				w.step(h, node.ConnOpened{Conn: l.id, Transport: bus.TransportTCP, Addr: fmt.Sprintf("10.0.%d.%d:5000", l.id>>8&255, l.id&255)})
 			case d.close:
 				l.nodeGone = true
-				w.step(h, bus.ConnClosed{Conn: l.id})
+				w.step(h, node.ConnClosed{Conn: l.id})
 			default:
 				d.att.delivered = true
 				if d.att.op != nil && d.att.op.create != nil {
 					cr := d.att.op.create
 					cr.Delivered++
 				}
-				w.step(h, bus.ClientFrame{Conn: l.id, Frame: bytes.Clone(d.frame)})
+				w.step(h, node.ClientFrame{Conn: l.id, Frame: bytes.Clone(d.frame)})
 			}
 			w.maybeTake(h)
 		}
@@ -349,7 +349,7 @@ func (w *World) deliverJobs(h *host) {
 			n++
 			continue
 		}
-		w.stepShard(h, j.shard, j.res)
+		w.stepShard(h, j.shard, node.JobResult(j.res))
 	}
 	h.jobs = h.jobs[:n]
 }
@@ -383,7 +383,7 @@ func (w *World) reportClosed(h *host) {
 	for len(h.closed) > 0 && h.node != nil {
 		id := h.closed[0]
 		h.closed = h.closed[1:]
-		w.step(h, bus.ConnClosed{Conn: id})
+		w.step(h, node.ConnClosed{Conn: id})
 		w.take(h)
 	}
 }

@@ -23,6 +23,17 @@ type simCrypto struct{ minted *uint64 }
 
 func (c simCrypto) HashToken(token string) string { return "t:" + token }
 
+// Random fills b from the same counter, through a multiplicative hash.
+func (c simCrypto) Random(b []byte) {
+	for i := range b {
+		*c.minted++
+		b[i] = byte(*c.minted * 0x9e3779b97f4a7c15 >> 56)
+	}
+}
+
+// NewKey is Random: the simulator's keys need no secrecy.
+func (c simCrypto) NewKey(b []byte) { c.Random(b) }
+
 func (c simCrypto) NewToken() string {
 	*c.minted++
 	return fmt.Sprintf("sim-token-%016x", *c.minted)

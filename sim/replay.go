@@ -10,7 +10,6 @@ import (
 
 	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/bus"
-	"github.com/iggygo/iggy/io/clock"
 	"github.com/iggygo/iggy/io/compute"
 )
 
@@ -88,7 +87,7 @@ func Replay(r io.Reader) (ReplayResult, error) {
 			}
 			return res, wrapLine(err, lineNo)
 		default:
-			var in any
+			var in node.Input
 			in, err = parseInput(verb, f)
 			if err == nil && n == nil {
 				err = fmt.Errorf("input before node")
@@ -178,7 +177,7 @@ func replayHandOff(t *tracer, h *replayHost, f []string) error {
 	return nil
 }
 
-func parseInput(verb string, f []string) (any, error) {
+func parseInput(verb string, f []string) (node.Input, error) {
 	switch verb {
 	case "tick":
 		ticks, err1 := parseU64(arg(f, 0))
@@ -186,24 +185,24 @@ func parseInput(verb string, f []string) (any, error) {
 		if err1 != nil || err2 != nil {
 			return nil, fmt.Errorf("bad tick %v", f)
 		}
-		return clock.Tick{Ticks: ticks, NowMicros: micros}, nil
+		return node.Tick{Ticks: ticks, NowMicros: micros}, nil
 	case "open":
 		conn, err1 := parseU64(arg(f, 0))
 		tr, err2 := parseU64(arg(f, 1))
 		if err1 != nil || err2 != nil {
 			return nil, fmt.Errorf("bad open %v", f)
 		}
-		return bus.ConnOpened{Conn: bus.ConnID(conn), Transport: bus.Transport(tr), Addr: arg(f, 2)}, nil
+		return node.ConnOpened{Conn: bus.ConnID(conn), Transport: bus.Transport(tr), Addr: arg(f, 2)}, nil
 	case "close":
 		conn, err := parseU64(arg(f, 0))
-		return bus.ConnClosed{Conn: bus.ConnID(conn)}, err
+		return node.ConnClosed{Conn: bus.ConnID(conn)}, err
 	case "frame":
 		conn, err1 := parseU64(arg(f, 0))
 		frame, err2 := hex.DecodeString(arg(f, 1))
 		if err1 != nil || err2 != nil {
 			return nil, fmt.Errorf("bad frame %.40v", f)
 		}
-		return bus.ClientFrame{Conn: bus.ConnID(conn), Frame: frame}, nil
+		return node.ClientFrame{Conn: bus.ConnID(conn), Frame: frame}, nil
 	case "peer":
 		b, err := hex.DecodeString(arg(f, 0))
 		if err != nil {
@@ -215,7 +214,8 @@ func parseInput(verb string, f []string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return decodeCompletion(b)
+		c, err := decodeCompletion(b)
+		return node.Completion(c), err
 	case "job":
 		id, err1 := parseU64(arg(f, 0))
 		code, err2 := strconv.ParseUint(arg(f, 1), 10, 32)
@@ -227,7 +227,7 @@ func parseInput(verb string, f []string) (any, error) {
 		if len(data) > 0 {
 			res.Data = data
 		}
-		return res, nil
+		return node.JobResult(res), nil
 	}
 	return nil, fmt.Errorf("unknown trace line %q", verb)
 }

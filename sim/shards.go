@@ -78,12 +78,12 @@ func (h *host) shardsDown() {
 func (w *World) tickShards(h *host) {
 	t := h.clock.at(w.tick)
 	for s := range h.shards.nodes {
-		w.stepShard(h, s, t)
+		w.stepShard(h, s, node.Tick(t))
 	}
 }
 
 // stepShard feeds one input to shard s of h, tracing it first.
-func (w *World) stepShard(h *host, s int, in any) {
+func (w *World) stepShard(h *host, s int, in node.Input) {
 	w.trace.inputTo(h.idx, s, in)
 	h.shards.nodes[s].Step(in)
 	h.shards.dirty[s] = true
@@ -111,7 +111,7 @@ func (w *World) complete(h *host, c storage.Completion) {
 	}
 	delete(h.shards.reqs, c.ID)
 	c.ID = r.id
-	w.stepShard(h, r.shard, c)
+	w.stepShard(h, r.shard, node.Completion(c))
 }
 
 // queueHandOffs keeps what a shard's output handed to other shards.

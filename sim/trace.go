@@ -86,33 +86,50 @@ func (t *tracer) subject(i, s int) {
 }
 
 // inputTo records one input about to be stepped into shard s of replica i.
-func (t *tracer) inputTo(i, s int, in any) {
+func (t *tracer) inputTo(i, s int, in node.Input) {
 	t.subject(i, s)
 	if t.rec == nil {
 		return
 	}
-	switch m := in.(type) {
-	case node.PeerMessage:
-		t.line("peer %s", hex.EncodeToString(encodePeer(m)))
-	case node.ShardMessage:
-		// The body is the core's own: a replay takes it from the sending
-		// shard's output, the oldest of the pair not yet stepped.
-		t.line("hand %d %d", m.From, m.To)
-	case clock.Tick:
-		t.line("tick %d %d", m.Ticks, m.NowMicros)
-	case bus.ConnOpened:
-		t.line("open %d %d %s", m.Conn, m.Transport, m.Addr)
-	case bus.ConnClosed:
-		t.line("close %d", m.Conn)
-	case bus.ClientFrame:
-		t.line("frame %d %s", m.Conn, hex.EncodeToString(m.Frame))
-	case storage.Completion:
-		t.line("done %s", hex.EncodeToString(encodeCompletion(m)))
-	case compute.Result:
-		t.line("job %d %d %s", m.ID, m.Code, hex.EncodeToString(m.Data))
-	default:
-		panic(fmt.Sprintf("sim: tracing unknown input %T", in))
-	}
+	in.Visit((*inputLiner)(t))
+}
+
+// inputLiner writes one trace line per input; as a node.InputVisitor it
+// must name every kind of input, so a new kind cannot go untraced.
+type inputLiner tracer
+
+func (l *inputLiner) OnPeer(m node.PeerMessage) {
+	(*tracer)(l).line("peer %s", hex.EncodeToString(encodePeer(m)))
+}
+
+// OnShard writes only the pair: a replay takes the body from the sending
+// shard's output, the oldest of the pair not yet stepped.
+func (l *inputLiner) OnShard(m node.ShardMessage) { (*tracer)(l).line("hand %d %d", m.From, m.To) }
+
+func (l *inputLiner) OnTick(m clock.Tick) { (*tracer)(l).line("tick %d %d", m.Ticks, m.NowMicros) }
+
+func (l *inputLiner) OnConnOpened(m bus.ConnOpened) {
+	(*tracer)(l).line("open %d %d %s", m.Conn, m.Transport, m.Addr)
+}
+
+func (l *inputLiner) OnConnClosed(m bus.ConnClosed) { (*tracer)(l).line("close %d", m.Conn) }
+
+func (l *inputLiner) OnClientFrame(m bus.ClientFrame) {
+	(*tracer)(l).line("frame %d %s", m.Conn, hex.EncodeToString(m.Frame))
+}
+
+func (l *inputLiner) OnCompletion(m storage.Completion) {
+	(*tracer)(l).line("done %s", hex.EncodeToString(encodeCompletion(m)))
+}
+
+func (l *inputLiner) OnJobResult(m compute.Result) {
+	(*tracer)(l).line("job %d %d %s", m.ID, m.Code, hex.EncodeToString(m.Data))
+}
+
+// OnTrustedRegister panics: the simulator has no HTTP adapter, the only
+// source of trusted registrations, so a trace cannot hold one.
+func (l *inputLiner) OnTrustedRegister(node.TrustedRegister) {
+	panic("sim: tracing a trusted registration, which the simulator never makes")
 }
 
 // take records a TakeReady and hashes what it returned.

@@ -34,6 +34,7 @@ type Config struct {
 	Partition           Partition           `koanf:"partition"`
 	MessageBus          MessageBus          `koanf:"message_bus"`
 	Cluster             Cluster             `koanf:"cluster" conf:"strict"`
+	Debug               Debug               `koanf:"debug"`
 
 	// TopicDefaults are the defaults of the per-topic options (config.md §5).
 	// They are not configuration keys: the old keys are refused (§6).

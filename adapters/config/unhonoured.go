@@ -35,7 +35,6 @@ var unhonoured = []struct {
 	{"message_bus.client_write_stall_timeout", "client flow control is not built yet", false},
 	{"message_bus.client_request_queue_bytes_max", "client flow control is not built yet", false},
 	{"http.web_ui", "the web UI is not served", false},
-	{"encryption.", "encryption at rest is not built yet", false},
 	{"external_auth.", "external authentication is not built yet", false},
 	{"telemetry.", "telemetry export is not built yet", false},
 	{"consumer_group.rebalancing_timeout", "group rebalancing has no timeout yet", false},

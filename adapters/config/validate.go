@@ -57,5 +57,6 @@ func validate(cfg *Config, numCPU int) ([]string, error) {
 	validatePartition(&c, &cfg.Partition, cfg.MessageBus.MaxMessageSize)
 	validateMessageBus(&c, &cfg.MessageBus, cfg.Cluster.RepairChunkMax)
 	validateCluster(&c, cfg, cfg.Sharding.CPUAllocation.ShardCount(numCPU))
+	validateDebug(&c, &cfg.Debug)
 	return c.warnings, c.err()
 }

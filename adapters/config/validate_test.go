@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/base64"
 	"strings"
 	"testing"
@@ -8,8 +9,11 @@ import (
 
 // Cross-key validation (config.md §9): each case must stop the boot with a
 // message naming the key.
+// covers ENC-26 (previous_keys), ENC-7 (server key sizes)
 func TestValidationRefusals(t *testing.T) {
 	key := base64.StdEncoding.EncodeToString(make([]byte, 32))
+	k2, k3, k4 := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{2}, 32)),
+		base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{3}, 32)), base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{4}, 32))
 	cases := []struct {
 		env  []string
 		want string
@@ -35,6 +39,9 @@ func TestValidationRefusals(t *testing.T) {
 		{[]string{"IGGY_LOGGING_MAX_TOTAL_SIZE=1 MB"}, "max_total_size"},
 		{[]string{"IGGY_ENCRYPTION_ENABLED=true"}, "requires encryption.key"},
 		{[]string{"IGGY_ENCRYPTION_KEY=" + key, "IGGY_ENCRYPTION_PREVIOUS_KEYS=[" + key + "]"}, "equals encryption.key"},
+		{[]string{"IGGY_ENCRYPTION_PREVIOUS_KEYS=[" + k2 + ", " + k3 + ", " + k4 + "]"}, "at most 2 keys"},
+		{[]string{"IGGY_ENCRYPTION_KEY=" + base64.StdEncoding.EncodeToString(make([]byte, 31))}, "base64 of 32 bytes"},
+		{[]string{"IGGY_ENCRYPTION_KEY=not*base64"}, "base64 of 32 bytes"},
 		{[]string{"IGGY_SHARDING_CPU_ALLOCATION=64"}, "available CPUs"},
 		{[]string{"IGGY_SHARDING_SHUTDOWN_POLL_INTERVAL=20 s"}, "shutdown_poll_interval"},
 		{[]string{"IGGY_QUIC_INITIAL_MTU=1000"}, "quic.initial_mtu"},

@@ -17,12 +17,17 @@ const TokenLen = (TokenRandomBytes + 2) / 3 * 4
 // TokenHashLen is the length of a token hash: 32 bytes of BLAKE3 as lowercase hex.
 const TokenHashLen = 64
 
+// Random fills b from crypto/rand.
+func Random(b []byte) {
+	// crypto/rand.Read never fails on supported platforms (it aborts the process instead).
+	_, _ = rand.Read(b)
+}
+
 // NewToken returns a fresh personal access token. The server shows it once to
 // its creator and keeps only HashToken of it.
 func NewToken() string {
 	var raw [TokenRandomBytes]byte
-	// crypto/rand.Read never fails on supported platforms (it aborts the process instead).
-	_, _ = rand.Read(raw[:])
+	Random(raw[:])
 	return base64.StdEncoding.EncodeToString(raw[:])
 }
 

@@ -27,6 +27,11 @@ const (
 type caller struct {
 	p    *principal
 	conn *nodeConn
+	// start is when the request arrived, before its body was read: the
+	// forwarding budget and the partition deadline count from it.
+	start time.Time
+	// relayed is the route of a verified relay from a peer; nil otherwise.
+	relayed *relayRoute
 }
 
 // userID is the caller's user (the node session's).

@@ -36,11 +36,25 @@ var (
 type callKind struct {
 	policy    callPolicy
 	onTimeout *apiError
+	// forwardable: a control-plane write, which a node that is not the
+	// metadata primary forwards to it (RELAY-1).
+	forwardable bool
+}
+
+// callTimeMin is the least a call is given: a deadline already reached
+// still sends once, so its answer is the node's.
+const callTimeMin = time.Millisecond
+
+// until is k with its round trip and replays ending by deadline at the latest.
+func (k callKind) until(deadline time.Time) callKind {
+	left := max(time.Until(deadline), callTimeMin)
+	k.policy.timeout, k.policy.budget = min(k.policy.timeout, left), min(k.policy.budget, left)
+	return k
 }
 
 var (
 	reading      = callKind{policy: readPolicy, onTimeout: readTimeout}
-	metaWrite    = callKind{policy: metaPolicy, onTimeout: metaTimeout}
+	metaWrite    = callKind{policy: metaPolicy, onTimeout: metaTimeout, forwardable: true}
 	offsetWrite  = callKind{policy: writePolicy, onTimeout: offsetTimeout}
 	producing    = callKind{policy: writePolicy, onTimeout: produceTimeout}
 	snapshotting = callKind{policy: snapshotPolicy, onTimeout: readTimeout}
@@ -48,6 +62,14 @@ var (
 
 // call sends one command on the caller's session and records it.
 func (s *Server) call(c caller, code wire.Command, body []byte, k callKind) ([]byte, *apiError) {
+	if k.forwardable && s.cluster != nil {
+		return s.forwardCall(c, code, body, k)
+	}
+	return s.callNode(c, code, body, k)
+}
+
+// callNode is call without forwarding.
+func (s *Server) callNode(c caller, code wire.Command, body []byte, k callKind) ([]byte, *apiError) {
 	start := time.Now()
 	payload, err := c.conn.call(code, body, k.policy)
 	s.metrics.observeCommand(code.Name(), err == nil, time.Since(start))
@@ -67,10 +89,20 @@ func encode(f func(w *wire.Writer)) []byte {
 // authed wraps a route that needs a bearer: it authenticates, then runs h.
 func (s *Server) authed(h func(c caller, w http.ResponseWriter, r *http.Request) *apiError) handler {
 	return func(w http.ResponseWriter, r *http.Request) *apiError {
+		start := time.Now() // before the body is read (RELAY-18)
+		var relayed *relayRoute
+		if isRelay(r.Header) {
+			route, err := s.verifyRelay(r)
+			if err != nil {
+				return proofRefused(err) // before the bearer: the proof gates the relay (RELAY-10)
+			}
+			relayed = &route
+		}
 		c, e := s.authenticate(r)
 		if e != nil {
 			return e
 		}
+		c.start, c.relayed = start, relayed
 		return h(c, w, r)
 	}
 }

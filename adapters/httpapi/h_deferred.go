@@ -35,13 +35,20 @@ func (s *Server) deferredPollAs(c caller, w http.ResponseWriter, r *http.Request
 	}
 	d.Poll.AutoCommit = d.Poll.AutoCommit || commit
 	// The node answers by the end of the wait; the read's own bound comes on top.
-	k := callKind{policy: callPolicy{timeout: time.Duration(d.WaitMicros)*time.Microsecond + readPolicy.timeout,
-		budget: readPolicy.budget}, onTimeout: readTimeout}
-	out, e := fetch(s, c, k, wire.CmdDeferredPoll, encode(d.Encode), positionedView)
-	if e != nil {
-		return partitionReadError(e)
+	wait := time.Duration(d.WaitMicros) * time.Microsecond
+	k := callKind{policy: callPolicy{timeout: wait + readPolicy.timeout, budget: readPolicy.budget}, onTimeout: readTimeout}
+	serve := func(k callKind, p wire.OptionalPartition) *apiError {
+		if p.Given {
+			d.Poll.Partition = p
+		}
+		out, e := fetch(s, c, k, wire.CmdDeferredPoll, encode(d.Encode), positionedView)
+		if e != nil {
+			return e
+		}
+		return okJSON(w, out)
 	}
-	return okJSON(w, out)
+	ref := wire.TopicRef{StreamID: q.StreamID, TopicID: q.TopicID}
+	return partitionReadError(s.servePartition(c, w, r, partitionCall{ref: ref, kind: k, named: q.Partition, wait: wait, serve: serve}))
 }
 
 // deferredQuery reads max_wait, min_count and max_bytes; a bad one is a plain 400.

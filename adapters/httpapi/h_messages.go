@@ -10,6 +10,7 @@ import (
 
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
+	"github.com/iggygo/iggy/wire/xxh32"
 )
 
 // Limits of the message routes (http.md 5).
@@ -144,7 +145,11 @@ func (s *Server) sendMessages(c caller, w http.ResponseWriter, r *http.Request) 
 	if ack != "" && ack != "replicated" && ack != "none" {
 		return plainError(http.StatusBadRequest, "Failed to deserialize query string: ack")
 	}
-	o, e := readObject(r)
+	raw, e := readJSONBody(r)
+	if e != nil {
+		return e
+	}
+	o, e := parseObject(raw)
 	if e != nil {
 		return e
 	}
@@ -158,16 +163,32 @@ func (s *Server) sendMessages(c caller, w http.ResponseWriter, r *http.Request) 
 	}
 	req := wire.SendMessagesRequest{StreamID: ref.StreamID, TopicID: ref.TopicID, Partitioning: b.partitioning,
 		MessagesCount: uint32(len(b.messages)), Batch: rec}
-	body := encode(req.Encode)
-	if ack == "none" {
+	serve := func(k callKind, p wire.OptionalPartition) *apiError {
+		if p.Given {
+			req.Partitioning = wire.Partitioning{Kind: wire.PartitioningPartitionID, PartitionID: p.ID}
+		}
+		return s.send(c, w, k, encode(req.Encode), ack == "none")
+	}
+	pc := partitionCall{ref: ref, kind: producing, body: raw, serve: serve,
+		pick: func(routes []wire.PartitionRoute) (uint32, *apiError) { return s.pickPartition(routes, b.partitioning) }}
+	if b.partitioning.Kind == wire.PartitioningPartitionID {
+		pc.named = wire.OptionalPartition{Given: true, ID: b.partitioning.PartitionID}
+	}
+	return partitionReadError(s.servePartition(c, w, r, pc))
+}
+
+// send hands an encoded send to the node and answers: 202 at once with
+// ack=none, else 201 with the confirmations once it is replicated.
+func (s *Server) send(c caller, w http.ResponseWriter, k callKind, body []byte, noAck bool) *apiError {
+	if noAck {
 		s.dispatch(c, wire.CmdSendMessages, body)
 		w.Header().Set(durabilityHeader, durabilityNone)
 		w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
-	confirmations, e := fetch(s, c, producing, wire.CmdSendMessages, body, wire.DecodeSendConfirmations)
+	confirmations, e := fetch(s, c, k, wire.CmdSendMessages, body, wire.DecodeSendConfirmations)
 	if e != nil {
-		return partitionReadError(e)
+		return e
 	}
 	out := struct {
 		Confirmations []confirmationJSON `json:"confirmations"`
@@ -175,6 +196,24 @@ func (s *Server) sendMessages(c caller, w http.ResponseWriter, r *http.Request) 
 	w.Header().Set(durabilityHeader, durabilityReplied)
 	writeJSON(w, http.StatusCreated, out)
 	return nil
+}
+
+// pickPartition applies a send's partitioning over a topic's partitions as
+// the node does (protocol-data.md 5.3), so a relay knows the partition
+// before it leaves: balanced takes the next in this adapter's turn,
+// messages_key the key's XXH32 modulo the partition count.
+func (s *Server) pickPartition(routes []wire.PartitionRoute, p wire.Partitioning) (uint32, *apiError) {
+	if len(routes) == 0 {
+		return 0, fromCode(wire.NoPartitions, "")
+	}
+	n := uint32(len(routes))
+	switch p.Kind {
+	case wire.PartitioningMessagesKey:
+		return routes[xxh32.Hash(p.Key, 0)%n].PartitionID, nil
+	case wire.PartitioningPartitionID:
+		return p.PartitionID, nil
+	}
+	return routes[s.balanced.Add(1)%n].PartitionID, nil
 }
 
 // dispatch hands a send to the node and returns at once (ack=none); the
@@ -268,11 +307,18 @@ func (s *Server) pollMessages(c caller, w http.ResponseWriter, r *http.Request) 
 	if e != nil {
 		return e
 	}
-	out, e := fetch(s, c, reading, wire.CmdPollMessages, encode(q.Encode), polledView)
-	if e != nil {
-		return partitionReadError(e)
+	ref := wire.TopicRef{StreamID: q.StreamID, TopicID: q.TopicID}
+	serve := func(k callKind, p wire.OptionalPartition) *apiError {
+		if p.Given {
+			q.Partition = p
+		}
+		out, e := fetch(s, c, k, wire.CmdPollMessages, encode(q.Encode), polledView)
+		if e != nil {
+			return e
+		}
+		return okJSON(w, out)
 	}
-	return okJSON(w, out)
+	return partitionReadError(s.servePartition(c, w, r, partitionCall{ref: ref, kind: reading, named: q.Partition, serve: serve}))
 }
 
 // pollRequestOf reads a poll from the topic path and the query.

@@ -79,12 +79,33 @@ func (s *Server) getOffset(c caller, w http.ResponseWriter, r *http.Request) *ap
 	}
 	q := offsetRef(ref, consumer, partition)
 	view := func(o wire.ConsumerOffsetInfo) offsetJSON { return offsetJSON(o) }
-	return partitionReadError(readOne(s, c, w, wire.CmdGetConsumerOffset, encode(q.Encode), wire.DecodeConsumerOffsetInfo, view))
+	return partitionReadError(s.servePartition(c, w, r, s.offsetCall(ref, reading, &q, func(k callKind) *apiError {
+		return readOneAs(s, c, w, k, wire.CmdGetConsumerOffset, encode(q.Encode), wire.DecodeConsumerOffsetInfo, view)
+	})))
+}
+
+// offsetCall is an offset call on q's partition for servePartition: run
+// runs it once q names the partition to serve.
+func (s *Server) offsetCall(ref wire.TopicRef, k callKind, q *wire.ConsumerOffsetRef, run func(k callKind) *apiError) partitionCall {
+	return partitionCall{ref: ref, kind: k, named: q.Partition, serve: func(k callKind, p wire.OptionalPartition) *apiError {
+		if p.Given {
+			q.Partition = p
+		}
+		return run(k)
+	}}
 }
 
 // PUT .../consumer-offsets with {"consumer_id"?, "partition_id"?, "offset"}.
 func (s *Server) storeOffset(c caller, w http.ResponseWriter, r *http.Request) *apiError {
-	ref, o, e := pathAndBody(r, topicPath)
+	ref, e := topicPath(r)
+	if e != nil {
+		return e
+	}
+	raw, e := readJSONBody(r)
+	if e != nil {
+		return e
+	}
+	o, e := parseObject(raw)
 	if e != nil {
 		return e
 	}
@@ -102,7 +123,11 @@ func (s *Server) storeOffset(c caller, w http.ResponseWriter, r *http.Request) *
 	}
 	q := wire.StoreConsumerOffsetRequest{ConsumerOffsetRef: offsetRef(ref, consumer, partition), Offset: offset,
 		Ack: wire.AckQuorum}
-	return partitionReadError(s.command(c, w, offsetWrite, wire.CmdStoreConsumerOffset, encode(q.Encode)))
+	pc := s.offsetCall(ref, offsetWrite, &q.ConsumerOffsetRef, func(k callKind) *apiError {
+		return s.command(c, w, k, wire.CmdStoreConsumerOffset, encode(q.Encode))
+	})
+	pc.body = raw
+	return partitionReadError(s.servePartition(c, w, r, pc))
 }
 
 // DELETE .../consumer-offsets/{consumer_id}?partition_id=N
@@ -120,5 +145,7 @@ func (s *Server) deleteOffset(c caller, w http.ResponseWriter, r *http.Request) 
 		return e
 	}
 	q := wire.DeleteConsumerOffsetRequest{ConsumerOffsetRef: offsetRef(ref, consumer, partition), Ack: wire.AckQuorum}
-	return partitionReadError(s.command(c, w, offsetWrite, wire.CmdDeleteConsumerOffset, encode(q.Encode)))
+	return partitionReadError(s.servePartition(c, w, r, s.offsetCall(ref, offsetWrite, &q.ConsumerOffsetRef, func(k callKind) *apiError {
+		return s.command(c, w, k, wire.CmdDeleteConsumerOffset, encode(q.Encode))
+	})))
 }

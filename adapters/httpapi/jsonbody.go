@@ -25,6 +25,15 @@ type object map[string]json.RawMessage
 // a body over the cap 413, a syntax error a plain 400 and a body that is not
 // an object a plain 422.
 func readObject(r *http.Request) (object, *apiError) {
+	body, e := readJSONBody(r)
+	if e != nil {
+		return nil, e
+	}
+	return parseObject(body)
+}
+
+// readJSONBody buffers a JSON request body (a relay sends it on as received).
+func readJSONBody(r *http.Request) ([]byte, *apiError) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return nil, plainError(http.StatusUnsupportedMediaType,
@@ -38,7 +47,7 @@ func readObject(r *http.Request) (object, *apiError) {
 	if err != nil {
 		return nil, plainError(http.StatusBadRequest, "Failed to read the request body")
 	}
-	return parseObject(body)
+	return body, nil
 }
 
 // parseObject decodes body as one JSON object and nothing after it.

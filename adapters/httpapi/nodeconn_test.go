@@ -38,7 +38,7 @@ func (f *fakeNode) run() {
 			return
 		case in := <-f.hub.Inbox():
 			switch m := in.(type) {
-			case bus.ClientFrame:
+			case node.ClientFrame:
 				h, _ := wire.DecodeRequestHeader(m.Frame)
 				f.mu.Lock()
 				f.frames = append(f.frames, h)
@@ -50,7 +50,7 @@ func (f *fakeNode) run() {
 			case node.TrustedRegister:
 				h := wire.RequestHeader{Client: m.Client, Operation: wire.OpRegister}
 				f.hub.Deliver(bus.Reply{Conn: m.Conn, Parts: registerReply(h, 9)})
-			case bus.ConnClosed:
+			case node.ConnClosed:
 				f.mu.Lock()
 				f.closed = append(f.closed, m.Conn)
 				f.mu.Unlock()

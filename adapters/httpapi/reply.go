@@ -81,7 +81,13 @@ func readList[T, J any](s *Server, c caller, w http.ResponseWriter, cmd wire.Com
 // readOne answers a read of one resource in its view; 404 when absent.
 func readOne[T, J any](s *Server, c caller, w http.ResponseWriter, cmd wire.Command, body []byte,
 	decode func([]byte) (T, bool, wire.Code), view func(T) J) *apiError {
-	v, e := fetchOne(s, c, reading, cmd, body, decode)
+	return readOneAs(s, c, w, reading, cmd, body, decode, view)
+}
+
+// readOneAs is readOne within k's limits.
+func readOneAs[T, J any](s *Server, c caller, w http.ResponseWriter, k callKind, cmd wire.Command, body []byte,
+	decode func([]byte) (T, bool, wire.Code), view func(T) J) *apiError {
+	v, e := fetchOne(s, c, k, cmd, body, decode)
 	if e != nil {
 		return e
 	}

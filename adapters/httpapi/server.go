@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/iggygo/iggy/adapters/config"
@@ -56,6 +57,10 @@ type Options struct {
 	// DiskWriteFailures, when set, is the disk_write_failures_total
 	// counter of /metrics: partition writes that failed.
 	DiskWriteFailures func() uint64
+	// Cluster, in a replica set, is this node's place in it: partition
+	// calls are relayed to the partition's primary and control-plane
+	// writes count as forwards. nil: a standalone node.
+	Cluster *Cluster
 }
 
 // graceDefault is message_bus.handshake_grace's default.
@@ -86,6 +91,16 @@ type Server struct {
 	ping    *anonConn
 	mux     *http.ServeMux
 	cors    *corsPolicy
+	// cluster, forwards and relayClient serve forwarding and relays
+	// (relay.go); cluster is nil on a standalone node.
+	cluster     *Cluster
+	forwards    forwardSlots
+	relayClient *http.Client
+	balanced    atomic.Uint32 // the turn of balanced sends that are routed here (relay.go)
+	// partitionDeadline and forwardBudget are the constants of RELAY-19 and
+	// RELAY-18 (tests shorten them).
+	partitionDeadline time.Duration
+	forwardBudget     time.Duration
 
 	srv  *http.Server
 	ln   net.Listener
@@ -112,7 +127,9 @@ func New(opts Options, hub *transport.Hub) (*Server, error) {
 	s := &Server{opts: opts, hub: hub, log: opts.Log, now: opts.Now, tokens: tokens,
 		trusted: newTrustedIssuers(opts.HTTP.JWT, opts.Now), table: newPrincipals(principalsMax),
 		revoked: revoked, metrics: newMetrics(), ping: &anonConn{hub: hub},
-		cors: newCORSPolicy(opts.HTTP.CORS), stop: make(chan struct{})}
+		cors: newCORSPolicy(opts.HTTP.CORS), stop: make(chan struct{}),
+		cluster: opts.Cluster, forwards: make(forwardSlots, forwardsMax), relayClient: newRelayClient(nil),
+		partitionDeadline: partitionDeadline, forwardBudget: metadataForwardBudget}
 	s.mux = s.routes()
 	return s, nil
 }
@@ -128,6 +145,7 @@ func (s *Server) Listen(addr string) error {
 			return fmt.Errorf("http tls: %w", err)
 		}
 		s.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		s.relayClient = newRelayClient(&cert)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

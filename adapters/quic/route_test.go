@@ -11,6 +11,7 @@ import (
 
 	"github.com/iggygo/iggy/adapters/framing"
 	"github.com/iggygo/iggy/adapters/transport"
+	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
 )
@@ -93,12 +94,12 @@ func FuzzReadRequest(f *testing.F) {
 		err := s.readRequest(c, newFakeStream(in))
 		switch {
 		case err == nil:
-			m := (<-s.hub.Inbox()).(bus.ClientFrame)
+			m := (<-s.hub.Inbox()).(node.ClientFrame)
 			if !bytes.Equal(m.Frame, in) || len(c.waiting) != 1 {
 				t.Fatalf("accepted %d of %d bytes, %d waiting", len(m.Frame), len(in), len(c.waiting))
 			}
 		case errors.Is(err, framing.ErrTrailing):
-			m := (<-s.hub.Inbox()).(bus.ClientFrame) // handed over before the end was read
+			m := (<-s.hub.Inbox()).(node.ClientFrame) // handed over before the end was read
 			if len(m.Frame) >= len(in) || !bytes.Equal(m.Frame, in[:len(m.Frame)]) {
 				t.Fatalf("trailing: frame of %d bytes for %d", len(m.Frame), len(in))
 			}

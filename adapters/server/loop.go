@@ -5,11 +5,13 @@
 package server
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/flight"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/clock"
 	"github.com/iggygo/iggy/io/storage"
@@ -31,8 +33,8 @@ type DiskExecutor interface {
 type Loop struct {
 	node   *node.Node
 	disk   DiskExecutor
-	jobs   *Jobs      // nil on a host
-	inbox  <-chan any // the hub's inbox; nil on a host
+	jobs   *Jobs             // nil on a host
+	inbox  <-chan node.Input // the hub's inbox; nil on a host
 	hub    *transport.Hub
 	log    *slog.Logger
 	booted func()
@@ -45,6 +47,10 @@ type Loop struct {
 	peerBus PeerBus
 	// counters, when set, sum what the node reports for /metrics.
 	counters *Counters
+	// rec, when set, records every input and Ready (flight recorder);
+	// crashed then dumps it when the loop panics on an assertion.
+	rec     *flight.Shard
+	crashed func(reason string)
 }
 
 // NewLoop wires the front node to its disk, job workers and transports;
@@ -63,7 +69,8 @@ func NewHostLoop(n *node.Node, d DiskExecutor, hub *transport.Hub, log *slog.Log
 func (l *Loop) Run(stop <-chan struct{}) error {
 	ticker := time.NewTicker(clock.TickMillis * time.Millisecond)
 	defer ticker.Stop()
-	l.node.Step(l.tick())
+	defer l.dumpOnPanic()
+	l.step(l.tick())
 	if err := l.carryOut(); err != nil {
 		return err
 	}
@@ -89,21 +96,21 @@ func (l *Loop) await(stop <-chan struct{}, tick <-chan time.Time) (stepped, stop
 	case <-stop:
 		return false, true
 	case <-tick:
-		l.node.Step(l.tick())
+		l.step(l.tick())
 	case c := <-l.disk.Completions():
-		l.node.Step(c)
-		drain(l.disk.Completions(), l.node)
+		l.step(node.Completion(c))
+		drain(l.disk.Completions(), l.step, asCompletion)
 	case r := <-l.jobs.finished():
-		l.node.Step(r)
+		l.step(node.JobResult(r))
 	case in := <-l.clientInbox():
-		l.node.Step(in)
-		drain(l.clientInbox(), l.node)
+		l.step(in)
+		drain(l.clientInbox(), l.step, asIs)
 	case m := <-l.links.incoming():
-		l.node.Step(m)
-		drain(l.links.incoming(), l.node)
+		l.step(m)
+		drain(l.links.incoming(), l.step, asIs)
 	case m := <-l.peerIn:
-		l.node.Step(m)
-		drain(l.peerIn, l.node)
+		l.step(m)
+		drain(l.peerIn, l.step, asIs)
 	case out <- head:
 		l.links.sentWaiting()
 		return false, false
@@ -113,28 +120,67 @@ func (l *Loop) await(stop <-chan struct{}, tick <-chan time.Time) (stepped, stop
 
 // clientInbox is the hub's inbox, or nil (never ready) on a host and while
 // hand-offs back up.
-func (l *Loop) clientInbox() <-chan any {
+func (l *Loop) clientInbox() <-chan node.Input {
 	if l.links.throttled() {
 		return nil
 	}
 	return l.inbox
 }
 
-// drain steps what ch holds, up to stepBatchMax inputs in all.
-func drain[T any](ch <-chan T, n *node.Node) {
+// drain steps what ch holds, up to stepBatchMax inputs in all, each made
+// an input by as.
+func drain[T any, I node.Input](ch <-chan T, step func(node.Input), as func(T) I) {
 	for i := 1; i < stepBatchMax; i++ {
 		select {
 		case in := <-ch:
-			n.Step(in)
+			step(as(in))
 		default:
 			return
 		}
 	}
 }
 
-func (l *Loop) tick() clock.Tick {
+// step steps one input, through the flight recorder when there is one.
+func (l *Loop) step(in node.Input) {
+	if l.rec != nil {
+		l.rec.Step(l.node, in)
+		return
+	}
+	l.node.Step(in)
+}
+
+// takeReady takes the node's Ready, through the flight recorder when
+// there is one.
+func (l *Loop) takeReady() node.Ready {
+	if l.rec != nil {
+		return l.rec.Take(l.node)
+	}
+	return l.node.TakeReady()
+}
+
+// Record has the loop record through rec; crashed is called with the
+// panic's text when the loop panics (an assertion), before it goes on.
+func (l *Loop) Record(rec *flight.Shard, crashed func(reason string)) {
+	l.rec, l.crashed = rec, crashed
+}
+
+func (l *Loop) dumpOnPanic() {
+	if l.crashed == nil {
+		return
+	}
+	if p := recover(); p != nil {
+		l.crashed(fmt.Sprintf("%spanic: %v", l.links.name(), p))
+		panic(p)
+	}
+}
+
+func asCompletion(c storage.Completion) node.Completion { return node.Completion(c) }
+
+func asIs[I node.Input](in I) I { return in }
+
+func (l *Loop) tick() node.Tick {
 	l.ticks++
-	return clock.Tick{Ticks: l.ticks, NowMicros: uint64(time.Now().UnixMicro())}
+	return node.Tick{Ticks: l.ticks, NowMicros: uint64(time.Now().UnixMicro())}
 }
 
 // carryOut performs one Ready: disk first, so a reply never overtakes the
@@ -142,7 +188,7 @@ func (l *Loop) tick() clock.Tick {
 // replies before hand-offs, so a host's reply is queued on its connection
 // before the front hears the request is done and lets the next one run.
 func (l *Loop) carryOut() error {
-	r := l.node.TakeReady()
+	r := l.takeReady()
 	if len(r.Disk) > 0 {
 		l.lendReadBuffers(r.Disk)
 		l.disk.Submit(r.Disk...)
@@ -157,6 +203,9 @@ func (l *Loop) carryOut() error {
 		l.counters.diskWriteFailures.Add(uint64(r.WriteFailures))
 	}
 	if r.Fatal != "" {
+		if l.crashed != nil {
+			l.crashed(l.links.name() + r.Fatal)
+		}
 		return &FatalError{Reason: l.links.name() + r.Fatal}
 	}
 	if err := l.links.queue(r.Shards); err != nil {

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -32,6 +33,9 @@ type Sources struct {
 	SystemPath string // data root, listed for the filesystem overview
 	ConfigTOML string // the effective configuration, secrets masked
 	LogDir     string // the server's log directory, if it writes log files
+	// FlightDump, when the flight recorder is on, is its dump; an archive
+	// of every type (All) carries it as flight_recorder.trace.
+	FlightDump func() []byte
 }
 
 // Build answers a KindSnapshotArchive job.
@@ -57,10 +61,26 @@ func Build(req compute.Request, src Sources) compute.Result {
 			return compute.Result{ID: req.ID, Code: uint32(wire.SnapshotFileCompletionFailed)}
 		}
 	}
+	if err := addFlightDump(zw, req.Types, src, method); err != nil {
+		return compute.Result{ID: req.ID, Code: uint32(wire.SnapshotFileCompletionFailed)}
+	}
 	if err := zw.Close(); err != nil || buf.Len() > archiveBytesMax {
 		return compute.Result{ID: req.ID, Code: uint32(wire.SnapshotFileCompletionFailed)}
 	}
 	return compute.Result{ID: req.ID, Data: buf.Bytes()}
+}
+
+// addFlightDump adds the flight recorder's dump to an archive of every
+// type, when the recorder is on.
+func addFlightDump(zw *zip.Writer, types []uint8, src Sources, method uint16) error {
+	if src.FlightDump == nil || !slices.Contains(types, wire.SnapshotTypeAll) {
+		return nil
+	}
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: "flight_recorder.trace", Method: method})
+	if err == nil {
+		_, err = w.Write(src.FlightDump())
+	}
+	return err
 }
 
 // expand turns All (100) into every type, drops duplicates and sorts.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/bus"
 )
 
@@ -36,7 +37,7 @@ type WriteReporter interface {
 // connection opens and closes, so the registry is a sync.Map: a reply's
 // lookup takes no lock and never waits for another loop's.
 type Hub struct {
-	inbox  chan any
+	inbox  chan node.Input
 	nextID atomic.Uint64
 	conns  sync.Map // bus.ConnID -> *entry
 	limits Limits
@@ -62,7 +63,7 @@ func NewHub() *Hub { return NewHubLimits(Limits{}) }
 // the HTTP adapter binds itself) must log in within l.Grace and are held
 // to the pre-login caps until they do.
 func NewHubLimits(l Limits) *Hub {
-	h := &Hub{inbox: make(chan any, inboxCapacity), limits: l, gate: NewGate(l.ConnectionsMax)}
+	h := &Hub{inbox: make(chan node.Input, inboxCapacity), limits: l, gate: NewGate(l.ConnectionsMax)}
 	if l.Grace > 0 {
 		h.budget = &budget{max: PreLoginBytesMax}
 	}
@@ -76,7 +77,7 @@ func (h *Hub) Limits() Limits { return h.limits }
 func (h *Hub) Gate() *Gate { return h.gate }
 
 // Inbox is read by the node loop only.
-func (h *Hub) Inbox() <-chan any { return h.inbox }
+func (h *Hub) Inbox() <-chan node.Input { return h.inbox }
 
 // Open registers c and tells the node. The Admission is the connection's
 // standing before login, which its reader consults; a connection that has
@@ -93,23 +94,23 @@ func (h *Hub) Open(c Conn, t bus.Transport, addr string) (bus.ConnID, *Admission
 		})
 	}
 	h.conns.Store(id, &entry{conn: c, adm: adm})
-	h.inbox <- bus.ConnOpened{Conn: id, Transport: t, Addr: addr}
+	h.inbox <- node.ConnOpened{Conn: id, Transport: t, Addr: addr}
 	return id, adm
 }
 
 // Frame hands a complete request frame to the node.
-func (h *Hub) Frame(id bus.ConnID, frame []byte) { h.inbox <- bus.ClientFrame{Conn: id, Frame: frame} }
+func (h *Hub) Frame(id bus.ConnID, frame []byte) { h.inbox <- node.ClientFrame{Conn: id, Frame: frame} }
 
 // Input hands the node an input an adapter makes other than a frame: the
 // HTTP adapter's node.TrustedRegister, after it verified a bearer itself.
-func (h *Hub) Input(in any) { h.inbox <- in }
+func (h *Hub) Input(in node.Input) { h.inbox <- in }
 
 // Closed forgets id and tells the node (implicit logout).
 func (h *Hub) Closed(id bus.ConnID) {
 	// LoadAndDelete: of two racing Closed calls only one tells the node.
 	if v, ok := h.conns.LoadAndDelete(id); ok {
 		v.(*entry).adm.close()
-		h.inbox <- bus.ConnClosed{Conn: id}
+		h.inbox <- node.ConnClosed{Conn: id}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/bus"
 )
 
@@ -63,12 +64,12 @@ func TestClosedConnection(t *testing.T) {
 	h := NewHub()
 	c := &countConn{}
 	id, _ := h.Open(c, bus.TransportTCP, "a")
-	if _, ok := (<-h.Inbox()).(bus.ConnOpened); !ok {
+	if _, ok := (<-h.Inbox()).(node.ConnOpened); !ok {
 		t.Fatal("the node was not told of the open")
 	}
 	h.Closed(id)
 	h.Closed(id)
-	if _, ok := (<-h.Inbox()).(bus.ConnClosed); !ok {
+	if _, ok := (<-h.Inbox()).(node.ConnClosed); !ok {
 		t.Fatal("the node was not told of the close")
 	}
 	select {

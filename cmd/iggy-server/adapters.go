@@ -14,6 +14,8 @@ type tokens struct{}
 
 func (tokens) NewToken() string              { return crypto.NewToken() }
 func (tokens) HashToken(token string) string { return crypto.HashToken(token) }
+func (tokens) Random(b []byte)               { crypto.Random(b) }
+func (tokens) NewKey(b []byte)               { crypto.Random(b) }
 
 // runJob does the node's compute jobs on a worker: argon2id hashes and
 // checks, and diagnostic archives. A check without a hash (a user that does

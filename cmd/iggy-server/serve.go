@@ -81,17 +81,22 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	log.Info("client connection limits", "connections_max", connsMax, "handshake_grace", cfg.MessageBus.HandshakeGrace,
 		"pre_login_frame_bytes_max", transport.PreLoginFrameBytesMax, "pre_login_bytes_max", transport.PreLoginBytesMax)
 	counters := &server.Counters{}
-	listeners := &listeners{counters: counters}
+	listeners := &listeners{counters: counters, self: self}
 	defer listeners.close(hub)
 	var listenErr error
+	box := newFlightBox(cfg, ncfg, plan.count, log)
+	box.dumpOnSignal(stop)
 	sources := snapshotSources(cfg)
+	if box != nil {
+		sources.FlightDump = func() []byte { return box.bytes("diagnostic snapshot") }
+	}
 	standIn, err := crypto.StandInHash()
 	if err != nil {
 		return fmt.Errorf("stand-in password hash: %w", err)
 	}
 	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources, standIn) })
 	defer jobs.Close()
-	shards, err := newShardLoops(cfg, ncfg, plan, jobs, hub, log, func() {
+	shards, err := newShardLoops(cfg, ncfg, plan, jobs, hub, log, box, func() {
 		if logFile != nil {
 			// The node booted on the storage: the log file may join it.
 			if err := logFile.Start(); err != nil {
@@ -194,6 +199,9 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		nc.TokenCleanerIntervalTicks = uint64(cfg.PersonalAccessToken.Cleaner.Interval / tick)
 	}
 	var err error
+	if nc.Encryption, err = nodeEncryption(cfg.Encryption); err != nil {
+		return nc, err
+	}
 	if nc.AdvertisedHost, nc.TCPPort, err = hostPort(cfg.TCP.Enabled, cfg.TCP.Address); err != nil {
 		return nc, err
 	}
@@ -226,7 +234,8 @@ func hostPort(enabled bool, addr string) (string, uint16, error) {
 
 // listeners are the client transports, started once the node has booted.
 type listeners struct {
-	counters *server.Counters // the loops' counts, for /metrics
+	counters *server.Counters    // the loops' counts, for /metrics
+	self     *config.ClusterNode // this node's roster entry; nil outside a replica set
 	tcp      *tcp.Server
 	wsListener
 	quicListener
@@ -240,7 +249,7 @@ func (l *listeners) start(cfg *config.Config, hub *transport.Hub, log *slog.Logg
 	if err := l.startQUIC(cfg, hub, log); err != nil {
 		return err
 	}
-	if err := l.startHTTP(cfg, hub, log, l.counters); err != nil {
+	if err := l.startHTTP(cfg, l.self, hub, log, l.counters); err != nil {
 		return err
 	}
 	if !cfg.TCP.Enabled {

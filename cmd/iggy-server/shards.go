@@ -14,6 +14,7 @@ import (
 	"github.com/iggygo/iggy/adapters/server"
 	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/flight"
 	"golang.org/x/sys/unix"
 )
 
@@ -133,7 +134,7 @@ type shardLoops struct {
 
 // newShardLoops builds the plan's shards on the data directory.
 func newShardLoops(cfg *config.Config, nc node.Config, plan shardPlan, jobs *server.Jobs, hub *transport.Hub,
-	log *slog.Logger, booted func()) (*shardLoops, error) {
+	log *slog.Logger, box *flightBox, booted func()) (*shardLoops, error) {
 	s := &shardLoops{}
 	for i := range plan.count {
 		d, err := s.openDisk(cfg, log, i == 0)
@@ -142,18 +143,36 @@ func newShardLoops(cfg *config.Config, nc node.Config, plan shardPlan, jobs *ser
 			return nil, err
 		}
 		nc.Shard, nc.Shards = uint8(i), uint8(plan.count)
-		n := node.New(nc, tokens{})
+		rec := box.shard(uint8(i))
+		var n *node.Node
+		if rec != nil {
+			n = node.New(nc, rec.Crypto(tokens{}))
+		} else {
+			n = node.New(nc, tokens{})
+		}
 		var l *server.Loop
 		if i == 0 {
-			n.Boot()
+			bootNode(n, rec)
 			l = server.NewLoop(n, diskAdapter{d}, jobs, hub, log, booted)
 		} else {
 			l = server.NewHostLoop(n, diskAdapter{d}, hub, log.With("shard", i))
+		}
+		if rec != nil {
+			l.Record(rec, box.crashed)
 		}
 		s.loops = append(s.loops, l)
 	}
 	server.ConnectShards(s.loops, int(cfg.Sharding.InboxCapacity))
 	return s, nil
+}
+
+// bootNode boots the front node, through its recorder when it has one.
+func bootNode(n *node.Node, rec *flight.Shard) {
+	if rec != nil {
+		rec.Boot(n)
+		return
+	}
+	n.Boot()
 }
 
 // openDisk gives a shard its own disk executor (workers and, with

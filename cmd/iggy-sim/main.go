@@ -4,6 +4,7 @@
 //	    seed=N ticks=T ops=O trace=<16 hex> ok, or FAIL: <oracle>: <reason> (exit 1)
 //	iggy-sim -sweep A-B [-profile lite|swarm|liveness|cluster|all]   seeds A..B with progress and a summary
 //	iggy-sim -replay FILE   drives fresh nodes with a recorded trace and checks its hash
+//	                        (or a server's flight dump: -until N, -print, -check, -force)
 //
 // -cover (with -seed or -sweep, inside the repository) reports the
 // statement coverage of core/ the run reached and lists the core functions
@@ -143,6 +144,9 @@ func runSeed(seed uint64, k sim.Knobs, record string) int {
 }
 
 func runReplay(path string) int {
+	if isFlightDump(path) {
+		return runFlightReplay(path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		fatal(err)

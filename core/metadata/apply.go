@@ -106,6 +106,8 @@ func (s *State) applyUser(ctx Ctx, cmd Command) Result {
 		return s.deleteToken(ctx, c)
 	case *DeleteExpiredTokens:
 		return s.deleteExpiredTokens(ctx)
+	case *SetStreamKeyOptions:
+		return s.setStreamKeyOptions(ctx, c)
 	}
 	assert.Failf("command type %T not handled", cmd)
 	return Result{}

@@ -26,6 +26,21 @@ func (s *State) createStream(ctx Ctx, c *CreateStream) Result {
 	return Result{Stream: st}
 }
 
+// setStreamKeyOptions replaces a stream's options if the incarnation the
+// node read is still there (a stream deleted and created again meanwhile
+// keeps its own).
+func (s *State) setStreamKeyOptions(ctx Ctx, c *SetStreamKeyOptions) Result {
+	if !s.can(ctx, ActionManageServers, NoResource, NoResource) {
+		return reject(wire.Unauthorized)
+	}
+	st, _, ok := s.findStream(wire.NumericID(c.Stream))
+	if !ok || st.CreatedOp != c.CreatedOp {
+		return reject(wire.StreamIdNotFound)
+	}
+	st.Options = cloneBytes(c.Options)
+	return Result{Stream: st}
+}
+
 func (s *State) deleteStream(ctx Ctx, c *DeleteStream) Result {
 	st, i, ok := s.findStream(c.Stream)
 	if !ok {

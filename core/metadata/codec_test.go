@@ -46,6 +46,7 @@ func sampleCommands() []Command {
 		&CreatePersonalAccessToken{Name: "ci", TokenHash: "abcd", LifetimeMicros: 99},
 		&DeletePersonalAccessToken{Name: "ci"},
 		&DeleteExpiredTokens{},
+		&SetStreamKeyOptions{Stream: 2, CreatedOp: 9, Options: opts},
 		&UpdateResource{Scope: ScopeTopic, Stream: num(1), Topic: num(2), Name: "n", Set: opts,
 			Reset: block(opt(keyMessageExpiry, kindUint64, u64(0)))},
 		&UpdateResource{Scope: ScopeStream, Stream: named("s"), Name: "x"},

@@ -5,7 +5,7 @@ import "github.com/iggygo/iggy/wire"
 // Kind tags a command in the op log. Values equal the consensus operation
 // byte where the protocol has one (protocol-framing.md section 2); the rest
 // are ours: 150 UpdateResource (the target release gives code 16 no
-// operation byte) and 69 DeleteExpiredTokens.
+// operation byte), 69 DeleteExpiredTokens and 70 SetStreamKeyOptions.
 type Kind uint8
 
 const (
@@ -13,6 +13,7 @@ const (
 	KindCompleteRevocation  Kind = 67
 	KindTruncatePartition   Kind = 68
 	KindDeleteExpiredTokens Kind = 69
+	KindSetStreamKeyOptions Kind = 70
 	KindCreateStream        Kind = 128
 	KindUpdateStream        Kind = 129
 	KindDeleteStream        Kind = 130
@@ -193,6 +194,15 @@ type DeletePersonalAccessToken struct{ Name string }
 // DeleteExpiredTokens removes every token expired at the op's time.
 type DeleteExpiredTokens struct{}
 
+// SetStreamKeyOptions replaces the options of one stream incarnation: how
+// the node adds and drops the wraps of an encrypted stream's key during a
+// rotation (ENC-19, ENC-22), a server action.
+type SetStreamKeyOptions struct {
+	Stream    uint32
+	CreatedOp uint64 // the incarnation: ids are reused after a delete
+	Options   []byte // the whole block, canonical
+}
+
 // Scope names the kind of resource UpdateResource patches.
 type Scope uint8
 
@@ -240,6 +250,7 @@ func (*UpdatePermissions) Kind() Kind         { return KindUpdatePermissions }
 func (*CreatePersonalAccessToken) Kind() Kind { return KindCreatePAT }
 func (*DeletePersonalAccessToken) Kind() Kind { return KindDeletePAT }
 func (*DeleteExpiredTokens) Kind() Kind       { return KindDeleteExpiredTokens }
+func (*SetStreamKeyOptions) Kind() Kind       { return KindSetStreamKeyOptions }
 func (*UpdateResource) Kind() Kind            { return KindUpdateResource }
 
 // newCommand returns the zero command of a kind, or nil for an unknown kind.
@@ -301,6 +312,8 @@ func newUserCommand(k Kind) Command {
 		return &DeletePersonalAccessToken{}
 	case KindDeleteExpiredTokens:
 		return &DeleteExpiredTokens{}
+	case KindSetStreamKeyOptions:
+		return &SetStreamKeyOptions{}
 	case KindUpdateResource:
 		return &UpdateResource{}
 	}

@@ -178,6 +178,12 @@ func (x *CreatePersonalAccessToken) walk(c *codec) {
 func (x *DeletePersonalAccessToken) walk(c *codec) { c.name(&x.Name) }
 func (x *DeleteExpiredTokens) walk(*codec)         {}
 
+func (x *SetStreamKeyOptions) walk(c *codec) {
+	c.u32(&x.Stream)
+	c.u64(&x.CreatedOp)
+	c.options(&x.Options)
+}
+
 // UpdateResource writes only the identifiers its scope uses.
 func (x *UpdateResource) walk(c *codec) {
 	c.u8((*uint8)(&x.Scope))

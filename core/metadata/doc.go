@@ -32,7 +32,8 @@
 //   - Deleting a stream or topic prunes every user's grants on it, because
 //     the id will be reused.
 //   - Command kinds equal the consensus operation bytes where the protocol
-//     has them (UpdateResource is 150 and DeleteExpiredTokens 69, ours).
+//     has them (UpdateResource is 150, DeleteExpiredTokens 69 and
+//     SetStreamKeyOptions 70, ours).
 //     Apply refuses with 3 any command Decode could not have produced.
 //   - ChangePassword carries the stored hash the node verified the current
 //     password against; if another change committed in between, or the
@@ -43,7 +44,8 @@
 //     4041, stream key projections 4105, a key both set and reset 3. A reset
 //     carries the default entry the node derived; it moves to the derived
 //     block.
-//   - Internal ops (RemoveMember, CompleteRevocation, DeleteExpiredTokens)
+//   - Internal ops (RemoveMember, CompleteRevocation, DeleteExpiredTokens,
+//     SetStreamKeyOptions)
 //     need manage_servers, so the node submits them as root (user 0).
 //   - Root protection follows the target release: only root may rename root
 //     or change its status, and root cannot deactivate itself (4108). Deleting

@@ -93,6 +93,9 @@ func (n *Node) applyCommand(p *vsr.Prepare, replaying bool) []byte {
 	if res.Code == wire.OK && changesRetention(cmd) {
 		n.retune()
 	}
+	if res.Code == wire.OK && res.Stream != nil && n.cfg.clustered() {
+		n.noteStreamKey(res.Stream)
+	}
 	if res.Code != wire.OK {
 		return rejectionBody(res.Code)
 	}

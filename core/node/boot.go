@@ -283,6 +283,9 @@ func checkOps(ps []vsr.Prepare, checkpoint uint64) string {
 
 func (b *booter) recoverPartitions() {
 	n := b.n
+	if !n.checkStreamKeys() {
+		return
+	}
 	keys := n.sortedPartitionKeys()
 	remotes := sortedPartKeys(n.remotes)
 	b.phase = bootPartitions

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
 )
@@ -113,7 +114,7 @@ func (w *world) transmit(r *request) *request {
 	if r.orig == nil && r.header.Operation.Metadata() {
 		c.sent[r.header.Request] = r
 	}
-	w.node.Step(bus.ClientFrame{Conn: c.conn, Frame: bytes.Clone(r.frame)})
+	w.node.Step(node.ClientFrame{Conn: c.conn, Frame: bytes.Clone(r.frame)})
 	return r
 }
 

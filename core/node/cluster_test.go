@@ -9,7 +9,6 @@ import (
 	"github.com/iggygo/iggy/core/mark"
 	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/bus"
-	"github.com/iggygo/iggy/io/clock"
 	"github.com/iggygo/iggy/io/compute"
 	simdisk "github.com/iggygo/iggy/sim/disk"
 	"github.com/iggygo/iggy/wire"
@@ -25,6 +24,7 @@ type replicaHost struct {
 	disk    *simdisk.Disk
 	jobs    []compute.Request
 	replies map[bus.ConnID][][]byte
+	logs    []string
 }
 
 // testCluster steps N nodes in lock step, delivering peer messages at the
@@ -49,6 +49,8 @@ type testCluster struct {
 	// fatals, when set, takes a replica's fatal error (the replica stops)
 	// instead of failing the test: for tests of refusals at boot.
 	fatals map[int]string
+	// encryption, when set, gives replica i its server keys.
+	encryption map[int]node.Encryption
 }
 
 func newTestCluster(t *testing.T, count int, checkpointEvery uint64) *testCluster {
@@ -81,7 +83,7 @@ func (c *testCluster) start(i int) {
 		Replica: uint8(i), Replicas: uint8(len(c.hosts)), Marks: c.marks,
 		CheckpointEveryOps: c.every, PartitionCheckpointEveryOps: c.every, ReplicaWindowOps: int(c.every),
 		RepairMemoryBytesMax: c.repairBytes, Root: rootCredentials("iggy", "iggy"),
-		HeartbeatIntervalTicks: c.heartbeat,
+		HeartbeatIntervalTicks: c.heartbeat, Encryption: c.encryption[i],
 	}
 	h.n = node.New(cfg, simCrypto{rng: rand.New(rand.NewPCG(uint64(i), 1))})
 	h.replies = map[bus.ConnID][][]byte{}
@@ -100,8 +102,8 @@ func (c *testCluster) stop(i int, crash bool) {
 	}
 }
 
-func (c *testCluster) now() clock.Tick {
-	return clock.Tick{Ticks: c.ticks, NowMicros: startMicros + c.ticks*microsPerTick}
+func (c *testCluster) now() node.Tick {
+	return node.Tick{Ticks: c.ticks, NowMicros: startMicros + c.ticks*microsPerTick}
 }
 
 // isolate cuts (or heals) every link of replica i.
@@ -127,11 +129,11 @@ func (c *testCluster) round() {
 			continue
 		}
 		for _, j := range h.jobs {
-			h.n.Step(runJob(j))
+			h.n.Step(node.JobResult(runJob(j)))
 		}
 		h.jobs = nil
 		for _, comp := range h.disk.Drain() {
-			h.n.Step(comp)
+			h.n.Step(node.Completion(comp))
 		}
 		h.n.Step(c.now())
 		c.take(i)
@@ -149,6 +151,7 @@ func (c *testCluster) take(i int) {
 		c.t.Fatalf("replica %d: fatal: %s", i, r.Fatal)
 	}
 	h.disk.Submit(r.Disk...)
+	h.logs = append(h.logs, r.Logs...)
 	h.jobs = append(h.jobs, r.Compute...)
 	c.inbox = append(c.inbox, r.Peers...)
 	for _, rep := range r.Replies {
@@ -235,14 +238,14 @@ func (c *testCluster) client(id uint64) *cclient {
 func (cl *cclient) connect(host int) {
 	cl.c.lastCID++
 	cl.host, cl.conn = host, cl.c.lastCID
-	cl.c.hosts[host].n.Step(bus.ConnOpened{Conn: cl.conn})
+	cl.c.hosts[host].n.Step(node.ConnOpened{Conn: cl.conn})
 }
 
 // call sends one frame and runs the cluster until its reply arrives.
 func (cl *cclient) call(h wire.RequestHeader, body []byte) []byte {
 	cl.c.t.Helper()
 	host := cl.c.hosts[cl.host]
-	host.n.Step(bus.ClientFrame{Conn: cl.conn, Frame: buildFrame(h, body)})
+	host.n.Step(node.ClientFrame{Conn: cl.conn, Frame: buildFrame(h, body)})
 	var got []byte
 	cl.c.until("reply", func() bool {
 		if q := host.replies[cl.conn]; len(q) > 0 {

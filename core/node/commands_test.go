@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/compute"
 	"github.com/iggygo/iggy/wire"
@@ -190,7 +191,7 @@ func cmdJobStep(w *world, a *args) {
 	}
 	j := w.jobs[0]
 	w.jobs = w.jobs[1:]
-	w.node.Step(runJob(j))
+	w.node.Step(node.JobResult(runJob(j)))
 	w.takeReady()
 	w.listJobs()
 }
@@ -291,7 +292,7 @@ func cmdConnect(w *world, a *args) {
 	if from == "" {
 		from = fmt.Sprintf("10.0.0.%d", c.conn)
 	}
-	w.node.Step(bus.ConnOpened{Conn: c.conn, Transport: bus.TransportTCP, Addr: fmt.Sprintf("%s:%d", from, 5000+c.conn)})
+	w.node.Step(node.ConnOpened{Conn: c.conn, Transport: bus.TransportTCP, Addr: fmt.Sprintf("%s:%d", from, 5000+c.conn)})
 	w.printf("connected conn=%d", c.conn)
 	w.settle()
 }

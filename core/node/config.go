@@ -50,6 +50,8 @@ type Config struct {
 	// ClientsTableMax is metadata.clients_table_max, the sessions the client
 	// table holds (SESS-30); 0 = clientsMax.
 	ClientsTableMax uint32
+	// Encryption is the server key material (encryption.go).
+	Encryption Encryption
 	// DeferredPollMaxWaitTicks (sharding.deferred_poll_max_wait) cuts a
 	// deferred poll's wait (DEFP-10); DeferredPollMaxPending and
 	// DeferredPollMaxPendingPerSession bound the polls parked on this shard

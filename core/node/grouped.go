@@ -191,11 +191,16 @@ func (n *Node) readForFetch(ref fetchRef, bytesMax uint64) {
 	n.drainEvents(ref.q.part)
 }
 
-// fetchReadEnded copies a read's records out and gives them to the front.
+// fetchReadEnded opens (an encrypted stream's) and copies a read's records
+// out and gives them to the front.
 func (n *Node) fetchReadEnded(ref fetchRef, ev partition.PollDone) {
-	r := fetchResult{ref: ref, code: ev.Code}
-	if ev.Code == wire.OK {
-		r.read = &fetchRead{records: wholeRecords(ev.Records), count: ev.MessagesCount, current: ev.CurrentOffset,
+	records, code := ev.Records, ev.Code
+	if code == wire.OK {
+		records, code = n.openRecords(ref.q.part, records)
+	}
+	r := fetchResult{ref: ref, code: code}
+	if code == wire.OK {
+		r.read = &fetchRead{records: wholeRecords(records), count: ev.MessagesCount, current: ev.CurrentOffset,
 			start: ref.q.value, pos: n.positionsOf(ref.q, ev)}
 		for _, rec := range r.read.records {
 			r.read.bytes += uint64(len(rec))

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -27,7 +27,7 @@ func TestClusterSessionLeases(t *testing.T) {
 	gone := c.client(2)
 	gone.connect(1)
 	mustOK(t, gone.login())
-	c.hosts[1].n.Step(bus.ConnClosed{Conn: gone.conn})
+	c.hosts[1].n.Step(node.ConnClosed{Conn: gone.conn})
 	for range leaseRounds {
 		c.round()
 	}

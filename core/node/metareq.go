@@ -143,11 +143,11 @@ func (n *Node) buildCreateStream(body []byte) (metadata.Command, string, wire.Co
 	if code != wire.OK {
 		return nil, "", code
 	}
-	if len(admitted.Secret) > 0 {
-		// Encryption at rest is not built yet, so no stream key can be kept (ENC issue).
-		return nil, "", wire.StreamEncryptionUnavailable
+	keyOpts, code := n.newStreamKeyOptions(admitted.Secret)
+	if code != wire.OK {
+		return nil, "", code
 	}
-	return &metadata.CreateStream{Name: q.Name, Options: encodeOptions(admitted.Explicit)}, "", wire.OK
+	return &metadata.CreateStream{Name: q.Name, Options: encodeOptions(append(admitted.Explicit, keyOpts...))}, "", wire.OK
 }
 
 func (n *Node) buildCreateTopic(c *conn, body []byte) (metadata.Command, string, wire.Code) {

@@ -34,6 +34,7 @@ func (n *Node) onTick() {
 	n.evictStale()
 	n.tickLeases()
 	n.cleanTokens()
+	n.rotateKeys()
 	n.retryWrites()
 	if n.now.Ticks%retentionEveryTicks != 0 {
 		return

@@ -43,6 +43,11 @@ type Ready struct {
 type Crypto interface {
 	NewToken() string
 	HashToken(token string) string
+	// Random fills b with random bytes that may be seen: the nonce base.
+	Random(b []byte)
+	// NewKey fills b with secret key material: a generated stream key.
+	// Nothing outside the node may keep it (no trace records it).
+	NewKey(b []byte)
 }
 
 // Node is one replica. Not safe for concurrent use: one caller steps it.
@@ -106,36 +111,6 @@ func (n *Node) TakeReady() Ready {
 	r := n.ready
 	n.ready = Ready{}
 	return r
-}
-
-// Step feeds one input to the node: a clock.Tick, bus.ConnOpened,
-// bus.ConnClosed, bus.ClientFrame, storage.Completion, compute.Result,
-// TrustedRegister, PeerMessage or ShardMessage.
-func (n *Node) Step(in any) {
-	switch m := in.(type) {
-	case clock.Tick:
-		assert.That(m.Ticks >= n.now.Ticks, "ticks went back")
-		n.now = m
-		n.onTick()
-	case bus.ConnOpened:
-		n.onConnOpened(m)
-	case bus.ConnClosed:
-		n.onConnClosed(m.Conn)
-	case bus.ClientFrame:
-		n.onFrame(m.Conn, m.Frame)
-	case TrustedRegister:
-		n.trustedRegister(m)
-	case PeerMessage:
-		n.onPeer(m)
-	case ShardMessage:
-		n.onShard(m)
-	case storage.Completion:
-		n.onCompletion(m)
-	case compute.Result:
-		n.onJobResult(m)
-	default:
-		assert.Failf("unknown input %T", in)
-	}
 }
 
 // submit stamps r with a fresh id, records its owner and queues it.

@@ -208,8 +208,12 @@ func (n *Node) pollDone(ev partition.PollDone) {
 	if !n.connOpen(p.conn) {
 		return
 	}
-	if ev.Code != wire.OK {
-		n.deny(p.conn, p.header, ev.Code)
+	records, code := ev.Records, ev.Code
+	if code == wire.OK {
+		records, code = n.openRecords(p.part, records)
+	}
+	if code != wire.OK {
+		n.deny(p.conn, p.header, code)
 		return
 	}
 	prefix := wire.PollPrefix{PartitionID: p.part.partition, CurrentOffset: ev.CurrentOffset, MessagesCount: ev.MessagesCount}
@@ -217,7 +221,7 @@ func (n *Node) pollDone(ev partition.PollDone) {
 	if p.deferred != nil {
 		parts = append(parts, n.positionsOf(p.deferred.q, ev).Bytes())
 	}
-	parts = append(parts, ev.Records...)
+	parts = append(parts, records...)
 	n.raw(p.conn, p.header, parts...)
 	if p.autoCommit && ev.MessagesCount > 0 {
 		n.autoCommit(p, ev)

@@ -73,6 +73,9 @@ func (n *Node) appendBatch(c *conn, h wire.RequestHeader, k partKey, b []byte, c
 	if code == wire.OK {
 		code = batch.CheckUserHeaders(b)
 	}
+	if code == wire.OK {
+		b, code = n.sealBatch(k, b)
+	}
 	if code != wire.OK {
 		n.deny(c, h, code)
 		return

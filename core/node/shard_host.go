@@ -14,6 +14,9 @@ import (
 func (n *Node) onHostRequest(b shardBody) {
 	switch b := b.(type) {
 	case shardOpen:
+		if b.cipher != nil {
+			n.hostCiphers[b.k] = b.cipher
+		}
 		log := n.openLog(b.k, b.cfg)
 		if b.create {
 			log.Create(b.revision)
@@ -22,6 +25,7 @@ func (n *Node) onHostRequest(b shardBody) {
 		}
 		n.statsChanged(b.k)
 	case shardDrop:
+		delete(n.hostCiphers, b.k)
 		n.closeLog(b.k)
 		n.submit(owner{kind: ownerDropped, part: b.k}, storage.Request{Op: storage.OpDeleteTree, File: partitionDir(b.k)})
 	case shardPurge:

@@ -2,6 +2,7 @@ package node
 
 import (
 	"github.com/iggygo/iggy/core/partition"
+	"github.com/iggygo/iggy/core/streamkey"
 	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/wire"
@@ -51,6 +52,7 @@ type (
 		cfg      partition.Config
 		revision uint64
 		create   bool
+		cipher   *streamkey.Data // the stream's data cipher; nil: plaintext
 	}
 	shardDrop  struct{ k partKey }
 	shardPurge struct {
@@ -204,7 +206,8 @@ func (n *Node) handOff(b partBody) { n.streamSend(b, false) }
 // openRemote hands a partition to its host: created now, or recovered at
 // boot.
 func (n *Node) openRemote(k partKey, revision uint64, create bool) {
-	n.streamSend(shardOpen{k: k, cfg: n.partitionConfig(k), revision: revision, create: create}, true)
+	cipher, _ := n.partCipher(k)
+	n.streamSend(shardOpen{k: k, cfg: n.partitionConfig(k), revision: revision, create: create, cipher: cipher}, true)
 }
 
 // dropRemote has a host delete a partition; the directories above it are

@@ -54,13 +54,13 @@ func (w *world) submitFrom(i int, reqs []storage.Request) {
 // complete steps a completion on the shard whose request it answers.
 func (w *world) complete(c storage.Completion) {
 	if w.shards <= 1 {
-		w.node.Step(c)
+		w.node.Step(node.Completion(c))
 		return
 	}
 	r := w.shardReqs[c.ID]
 	delete(w.shardReqs, c.ID)
 	c.ID = r.id
-	w.shardNodes()[r.shard].Step(c)
+	w.shardNodes()[r.shard].Step(node.Completion(c))
 }
 
 // handOffs delivers the hand-offs the shards asked for, in order.

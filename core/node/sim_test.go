@@ -55,6 +55,14 @@ func runJob(r compute.Request) compute.Result {
 	}
 	return compute.Result{ID: r.ID, Code: uint32(wire.FeatureUnavailable)}
 }
+func (c simCrypto) Random(b []byte) {
+	for i := range b {
+		b[i] = byte(c.rng.Uint64())
+	}
+}
+
+func (c simCrypto) NewKey(b []byte) { c.Random(b) }
+
 func (c simCrypto) NewToken() string {
 	return fmt.Sprintf("%016x%016x", c.rng.Uint64(), c.rng.Uint64())
 }
@@ -136,8 +144,8 @@ func (w *world) printf(format string, args ...any) {
 	w.out = append(w.out, fmt.Sprintf(format, args...))
 }
 
-func (w *world) now() clock.Tick {
-	return clock.Tick{Ticks: w.ticks, NowMicros: startMicros + w.ticks*microsPerTick}
+func (w *world) now() node.Tick {
+	return node.Tick{Ticks: w.ticks, NowMicros: startMicros + w.ticks*microsPerTick}
 }
 
 // start makes a fresh node over the disk and runs its recovery.
@@ -207,7 +215,7 @@ func (w *world) runJobs() {
 	jobs := w.jobs
 	w.jobs = nil
 	for _, j := range jobs {
-		w.node.Step(runJob(j))
+		w.node.Step(node.JobResult(runJob(j)))
 	}
 }
 
@@ -307,7 +315,7 @@ func (w *world) closeConn(c *simClient) {
 	c.conn = 0
 	c.evicted = false
 	if w.node != nil {
-		w.node.Step(bus.ConnClosed{Conn: id})
+		w.node.Step(node.ConnClosed{Conn: id})
 		w.stepped = true
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/iggygo/iggy/core/group"
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/partition"
+	"github.com/iggygo/iggy/core/streamkey"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/compute"
@@ -13,6 +14,22 @@ import (
 // state is everything the node knows, split from Node's plumbing.
 type state struct {
 	meta *metadata.State
+	// ciphers caches the data cipher of each encrypted stream incarnation;
+	// hostCiphers holds, on a host shard, the cipher of each partition the
+	// front handed over with it (a host has no metadata).
+	ciphers     map[streamCipherKey]*streamkey.Data
+	hostCiphers map[partKey]*streamkey.Data
+	// unopened holds the streams a replica set's node could not open.
+	unopened map[streamCipherKey]bool
+	// nonceBase, drawn once, and nonceCount make every nonce the node seals
+	// with (encryption.go).
+	nonceBase   [streamkey.NonceBytes]byte
+	nonceSeeded bool
+	nonceCount  uint64
+	// rotationOp is the last op a key rotation sweep proposed;
+	// rotationSettled says the settled state was logged (rotation.go).
+	rotationOp      uint64
+	rotationSettled bool
 	// mg hosts the metadata group: its replica, journal, superblock and
 	// checkpoints.
 	mg *group.Host
@@ -84,6 +101,9 @@ type state struct {
 
 func newState() *state {
 	return &state{
+		ciphers:       map[streamCipherKey]*streamkey.Data{},
+		hostCiphers:   map[partKey]*streamkey.Data{},
+		unopened:      map[streamCipherKey]bool{},
 		clients:       map[wire.U128]*client{},
 		conns:         map[bus.ConnID]*conn{},
 		partitions:    map[partKey]*partition.Log{},

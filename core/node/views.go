@@ -34,10 +34,9 @@ func (n *Node) topicStats(s *metadata.Stream, t *metadata.Topic) (size, messages
 }
 
 func (n *Node) streamResponse(s *metadata.Stream) wire.StreamResponse {
-	opts, _ := wire.DecodeOptions(s.Options)
 	r := wire.StreamResponse{
 		ID: s.ID, CreatedAtMicros: s.CreatedAtMicros, TopicsCount: uint32(len(s.Topics)),
-		Name: s.Name, Options: opts,
+		Name: s.Name, Options: n.streamOptionsView(s),
 	}
 	for _, t := range s.Topics {
 		size, messages := n.topicStats(s, t)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/iggygo/iggy/adapters/transport"
+	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/bus"
 )
 
@@ -29,14 +30,14 @@ func Start(t *testing.T, hub *transport.Hub) *Node {
 	t.Helper()
 	n := &Node{Hub: hub, Opened: make(chan bus.ConnOpened, inputsQueuedMax),
 		Frames: make(chan bus.ClientFrame, inputsQueuedMax), Closed: make(chan bus.ConnClosed, inputsQueuedMax)}
-	Serve(t, hub, func(in any) {
+	Serve(t, hub, func(in node.Input) {
 		switch m := in.(type) {
-		case bus.ConnOpened:
-			n.Opened <- m
-		case bus.ClientFrame:
-			n.Frames <- m
-		case bus.ConnClosed:
-			n.Closed <- m
+		case node.ConnOpened:
+			n.Opened <- bus.ConnOpened(m)
+		case node.ClientFrame:
+			n.Frames <- bus.ClientFrame(m)
+		case node.ConnClosed:
+			n.Closed <- bus.ConnClosed(m)
 		}
 	})
 	return n
@@ -58,7 +59,7 @@ func Run(t *testing.T, hub *transport.Hub, serve func(), closeListener func() er
 
 // Serve hands every input of hub to step, on a goroutine of its own,
 // until the test ends.
-func Serve(t *testing.T, hub *transport.Hub, step func(in any)) {
+func Serve(t *testing.T, hub *transport.Hub, step func(in node.Input)) {
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop) })
 	go func() {
