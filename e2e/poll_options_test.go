@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -99,5 +100,37 @@ func sendTo(t *testing.T, c *client.Client, stream, topic wire.Identifier, parti
 	}
 	if _, err := c.SendMessages(stream, topic, wire.Partitioning{Kind: wire.PartitioningPartitionID, PartitionID: partition}, msgs); err != nil {
 		t.Fatalf("send to partition %d: %v", partition, err)
+	}
+}
+
+// On a server with encryption at rest, a poll with options and a grouped
+// fetch return the messages as sent, opened like a plain poll's.
+// covers DEFP-16, MSG-3
+func TestGroupedFetchOfEncryptedStream(t *testing.T) {
+	s, _ := encryptedServer(t, newDataDir(t), nil)
+	c := s.root()
+	stream, topic := createStreamTopic(t, c, "sealed", "t", 2)
+	for p := range uint32(2) {
+		msgs := []client.Message{{Payload: []byte(fmt.Sprintf("secret-%d", p))}}
+		if _, err := c.SendMessages(stream, topic, wire.Partitioning{Kind: wire.PartitioningPartitionID, PartitionID: p}, msgs); err != nil {
+			t.Fatalf("send: %v", err)
+		}
+	}
+	q := wire.GroupedFetchRequest{Consumer: client.Consumer(1), StreamID: stream, TopicID: topic, Count: 10, MinCount: 2,
+		Partitions: []wire.FetchPartition{{PartitionID: 0, Strategy: wire.PollingStrategy{Kind: wire.PollFirst}},
+			{PartitionID: 1, Strategy: wire.PollingStrategy{Kind: wire.PollFirst}}}}
+	sections, err := c.GroupedFetch(nil, q)
+	if err != nil || len(sections) != 2 {
+		t.Fatalf("grouped fetch: %d sections, %v", len(sections), err)
+	}
+	for p, s := range sections {
+		if len(s.Polled.Messages) != 1 || string(s.Polled.Messages[0].Payload) != fmt.Sprintf("secret-%d", p) {
+			t.Fatalf("section %d: %+v", p, s.Polled.Messages)
+		}
+	}
+	pq := wire.PollMessagesRequest{Consumer: client.Consumer(1), StreamID: stream, TopicID: topic,
+		Partition: wire.OptionalPartition{Given: true, ID: 1}, Strategy: wire.PollingStrategy{Kind: wire.PollFirst}, Count: 10}
+	if p, err := c.Poll(nil, pq, client.PollOptions{}); err != nil || len(p.Messages) != 1 || string(p.Messages[0].Payload) != "secret-1" {
+		t.Fatalf("poll with options: %+v, %v", p.Messages, err)
 	}
 }
