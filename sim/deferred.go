@@ -45,7 +45,7 @@ var (
 		"node.defer.capacity_refused", markDeferredShort, markDeferredFilled, markDeferredRefused, markDeferredTimed,
 		markPositionsMessages, markPositionsEmpty, markIncarnationSent}, groupedRequired...)
 	deferredClusterRequired = []string{"node.defer.parked", "node.defer.woken_by_timeout", markDeferredShort,
-		markDeferredFilled, markDeferredTimed, markPositionsMessages, markPositionsEmpty, markIncarnationSent}
+		markDeferredFilled, markDeferredTimed, markPositionsMessages, markPositionsEmpty}
 )
 
 // deferredAsk is what a deferred poll asked for.
