@@ -316,7 +316,14 @@ func (w *World) evicted(c *client, frame []byte) {
 		w.fail("session", fmt.Sprintf("client %d evicted as session too low on its newest session %d (replica %d)", c.idx, c.session, c.link.host.idx))
 		return
 	}
-	if a := c.att; a != nil {
+	switch a := c.att; {
+	case a != nil && a.delivered && (a.app != nil || a.store != nil):
+		// The node took the write before it ended the session (a lease
+		// that ran out while the write waited its turn): it may still
+		// commit, handed to its partition's shard, so it stays unknown.
+		w.marks.Hit("sim.write.evicted_in_flight")
+		a.resolved = true
+	case a != nil:
 		// A read or metadata request that an eviction ended got no answer:
 		// it tells the oracles nothing (it may have been applied).
 		w.settle(a, wire.Unauthenticated, nil, a.app == nil && a.store == nil)

@@ -58,6 +58,9 @@ type op struct {
 	final  bool   // part of the read-back after heal
 	// deferred is set for a deferred poll (106) of kind opPoll (deferred.go).
 	deferred *deferredAsk
+	// fetch is set for a grouped fetch (109), a deferred poll of several
+	// partitions of the topic (grouped.go).
+	fetch *fetchAsk
 
 	stream, name string // creates
 	partitions   uint32

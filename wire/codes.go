@@ -212,6 +212,7 @@ const (
 	StreamEncryptionUnavailable                Code = 4106
 	CannotModifyRootUser                       Code = 4108
 	DeferredPollCapacityExceeded               Code = 4110
+	PartitionIncarnationMismatch               Code = 4111
 	ConsumerGroupIdNotFound                    Code = 5000
 	InvalidConsumerGroupId                     Code = 5002
 	ConsumerGroupNameNotFound                  Code = 5003
@@ -461,6 +462,7 @@ var codeNames = map[Code]string{
 	StreamEncryptionUnavailable:                "StreamEncryptionUnavailable",
 	CannotModifyRootUser:                       "CannotModifyRootUser",
 	DeferredPollCapacityExceeded:               "DeferredPollCapacityExceeded",
+	PartitionIncarnationMismatch:               "PartitionIncarnationMismatch",
 	ConsumerGroupIdNotFound:                    "ConsumerGroupIdNotFound",
 	InvalidConsumerGroupId:                     "InvalidConsumerGroupId",
 	ConsumerGroupNameNotFound:                  "ConsumerGroupNameNotFound",

@@ -31,6 +31,7 @@ func (n *Node) onTick() {
 	}
 	n.expireForwards()
 	n.tickParked()
+	n.tickFetches()
 	n.tickLogins()
 	n.evictStale()
 	n.tickLeases()

@@ -122,6 +122,11 @@ func (n *Node) storeOffset(c *conn, h wire.RequestHeader, body []byte) {
 	if !ok {
 		return
 	}
+	if q.Incarnation != 0 && q.Incarnation != n.partitionRevision(k) {
+		n.cfg.Marks.Hit("node.offset.incarnation_refused")
+		n.dataDeny(c, h, wire.PartitionIncarnationMismatch) // MSG-6
+		return
+	}
 	policy := n.topicDurability(k)
 	if n.remote(k) {
 		n.handOff(shardOffsetWrite{conn: c.id, h: h, k: k, kind: kind, consumer: consumer, offset: q.Offset, policy: policy})

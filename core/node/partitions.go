@@ -232,6 +232,7 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		n.groupWritten(k, ev.Token)
 		n.written(k, ev.Token, ev.BaseOffset, wire.OK)
 		n.wakeParked(k)
+		n.wakeFetches(k)
 	case partition.Failed:
 		if g := n.groupOf(k); g != nil {
 			// A committed op that cannot apply leaves this replica's log

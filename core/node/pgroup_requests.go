@@ -17,6 +17,7 @@ type pollRequest struct {
 	autoCommit bool
 	kind       partition.OffsetKind
 	consumer   uint32
+	revision   uint64 // the partition's incarnation when admitted (MSG-5)
 }
 
 // proposeToGroup proposes a partition op for the request of c on the

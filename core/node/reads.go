@@ -50,6 +50,7 @@ func (n *Node) newReaders() map[wire.Command]reader {
 		wire.CmdPollMessages:            n.poll,
 		wire.CmdDeferredPoll:            n.deferredPoll,
 		wire.CmdCancelDeferredPoll:      n.cancelDeferred,
+		wire.CmdGroupedDeferredFetch:    n.groupedFetch,
 		wire.CmdGetConsumerOffset:       n.getOffset,
 		wire.CmdGetStream:               n.getStream,
 		wire.CmdGetStreams:              n.getStreams,

@@ -111,6 +111,10 @@ type world struct {
 	clientsTableMax uint32
 	// parkedMax is sharding.deferred_poll_max_pending (0: the default).
 	parkedMax uint32
+	// perSessionMax and readMax are deferred_poll_max_pending_per_session
+	// and deferred_poll_max_read_bytes (0: the defaults).
+	perSessionMax uint32
+	readMax       uint64
 	// inflightMax is sharding.deferred_poll_max_inflight_bytes (0: the default).
 	inflightMax uint64
 	// heartbeatTicks is the node's heartbeat.interval in ticks (0: off, so
@@ -170,6 +174,7 @@ func (w *world) startUnsettled(root *node.RootCredentials) {
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
 		ClientsTableMax: w.clientsTableMax, Shards: uint8(w.shards), Marks: w.marks,
 		DeferredPollMaxPending: w.parkedMax, DeferredPollInflightBytesMax: w.inflightMax,
+		DeferredPollMaxPendingPerSession: w.perSessionMax, DeferredPollReadBytesMax: w.readMax,
 		HeartbeatIntervalTicks: w.heartbeatTicks, ExternalAuthCalloutsMax: w.calloutsMax,
 	}
 	w.node = node.New(cfg, simCrypto{rng: w.rng})

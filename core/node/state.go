@@ -95,6 +95,8 @@ type state struct {
 	pollSeq uint64
 	// parked: deferred polls waiting for data or their wait (deferred.go).
 	parked parkedPolls
+	// fetches: grouped fetches in flight, on the front (grouped.go).
+	fetches groupFetches
 
 	balanced map[topicKey]uint32 // round-robin cursors of Balanced sends
 	policies map[topicKey]durability
