@@ -39,7 +39,8 @@ func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "iggy",
 		Short: "Manage an Iggy server: streams, topics, messages, users and more",
-		Long: "iggy talks to an Iggy server over TCP, QUIC or WebSocket with the binary protocol.\n\n" +
+		Long: "iggy talks to an Iggy server over TCP, QUIC or WebSocket with the binary protocol, or over\n" +
+			"its REST API with --transport http (default address 127.0.0.1:3000).\n\n" +
 			"Credentials come from --username/--password or --token, else from the variables\n" +
 			"IGGY_USERNAME/IGGY_PASSWORD or IGGY_TOKEN, else from a session saved by `iggy session login`.",
 		Example: "  iggy --username iggy --password iggy stream list\n" +
