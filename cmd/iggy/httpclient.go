@@ -180,16 +180,6 @@ func (h *httpAPI) GetMe() (wire.ClientDetails, error) {
 	return wire.ClientDetails{ClientInfo: wire.ClientInfo{UserID: h.userID, Transport: 3, Address: strings.TrimPrefix(strings.TrimPrefix(h.base, "http://"), "https://")}}, nil
 }
 
-func (h *httpAPI) GetStats() (wire.Stats, error) { return wire.Stats{}, errNotOverHTTP }
-
-func (h *httpAPI) GetClusterMetadata() (wire.ClusterMetadata, error) {
-	return wire.ClusterMetadata{}, errNotOverHTTP
-}
-
-func (h *httpAPI) DescribeOptions(wire.OptionScope) ([]wire.OptionDescriptor, error) {
-	return nil, errNotOverHTTP
-}
-
 // snapshotCompressionNames are the REST spellings of the compressions.
 var snapshotCompressionNames = map[uint8]string{wire.SnapshotCompressionStored: "Stored", wire.SnapshotCompressionDeflated: "Deflated"}
 
