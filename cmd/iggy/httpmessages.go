@@ -138,8 +138,11 @@ func headersBlock(raw json.RawMessage) ([]byte, error) {
 	var opts wire.Options
 	for _, f := range fields {
 		kind, ok := wire.ValueKindNamed(f.Value.Kind)
-		if !ok {
+		if !ok || kind == 0 {
 			return nil, fmt.Errorf("user header %q: kind %q", f.Key.Value, f.Value.Kind)
+		}
+		if !headerFieldValid(f.Key.Value) || !headerFieldValid(f.Value.Value) {
+			return nil, fmt.Errorf("user header %q: key or value of %d bytes, want 1..%d", f.Key.Value, len(f.Value.Value), headerFieldBytesMax)
 		}
 		opts = append(opts, wire.Option{Key: string(f.Key.Value), Kind: kind, Value: f.Value.Value})
 	}
@@ -147,6 +150,11 @@ func headersBlock(raw json.RawMessage) ([]byte, error) {
 	w.OptionsInOrder(opts)
 	return w.Buf, nil
 }
+
+// headerFieldBytesMax is the longest header key or value (http.md 5.3).
+const headerFieldBytesMax = 255
+
+func headerFieldValid(b []byte) bool { return len(b) >= 1 && len(b) <= headerFieldBytesMax }
 
 // messageID is the id's decimal u128 stored little-endian, as the binary
 // protocol carries it.

@@ -1,5 +1,6 @@
 // Command iggy manages an Iggy server from the command line over the
-// project's Go client (client/): streams, topics, partitions, messages,
+// project's Go client (client/), or its REST API with --transport http
+// (httpAPI): streams, topics, partitions, messages,
 // consumer offsets and groups, users and tokens, options, diagnostics.
 // Every command prints aligned tables for people, or JSON with
 // --output json for scripts; an error prints the Iggy code, its name and a
