@@ -50,7 +50,7 @@ func (f *flags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.username, "username", "u", "", "username (or "+envUsername+")")
 	fs.StringVarP(&f.password, "password", "p", "", "password (or "+envPassword+")")
 	fs.StringVarP(&f.token, "token", "t", "", "personal access token (or "+envToken+")")
-	fs.BoolVar(&f.tls, "tls", false, "use TLS (TCP+TLS, WSS; QUIC always encrypts and then verifies the certificate)")
+	fs.BoolVar(&f.tls, "tls", false, "use TLS (TCP+TLS, WSS, HTTPS; QUIC always encrypts and then verifies the certificate)")
 	fs.StringVar(&f.tlsCAFile, "tls-ca-file", "", "PEM file of the CA that signed the server's certificate")
 	fs.StringVar(&f.tlsDomain, "tls-domain", "", "name to verify the server's certificate against (default: the address's host)")
 	fs.BoolVar(&f.tlsInsecure, "tls-insecure", false, "do not verify the server's certificate")

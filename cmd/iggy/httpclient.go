@@ -130,7 +130,11 @@ func replyError(method, path string, resp *http.Response) error {
 			return fmt.Errorf("%s %s: HTTP %d %s: %s", method, path, resp.StatusCode, body.Code, body.Reason)
 		}
 	}
-	return fmt.Errorf("%s %s: %s: %w", method, path, body.Reason, &client.Error{Code: wire.Code(body.ID)})
+	code := wire.Code(body.ID)
+	if body.Reason == "" || body.Reason == sentence(code) {
+		return fmt.Errorf("%s %s: %w", method, path, &client.Error{Code: code})
+	}
+	return fmt.Errorf("%s %s (%s): %w", method, path, body.Reason, &client.Error{Code: code})
 }
 
 // pathID is an identifier as a path segment.
