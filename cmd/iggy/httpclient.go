@@ -35,6 +35,7 @@ type httpAPI struct {
 	base    string // scheme://host:port
 	http    *http.Client
 	bearer  string
+	jwt     bool // bearer is a login's JWT
 	userID  uint32
 	timeout time.Duration
 }
@@ -167,7 +168,7 @@ func (h *httpAPI) LoginUser(username, password string) (client.LoginInfo, error)
 	if err != nil {
 		return client.LoginInfo{}, err
 	}
-	h.bearer, h.userID = id.AccessToken.Token, id.UserID
+	h.bearer, h.userID, h.jwt = id.AccessToken.Token, id.UserID, true
 	return client.LoginInfo{UserID: id.UserID}, nil
 }
 
@@ -191,7 +192,15 @@ func (h *httpAPI) GetSnapshotFile(compression uint8, _ []uint8) ([]byte, error) 
 	return h.send(http.MethodPost, "/snapshot", nil, map[string]any{"compression": snapshotCompressionNames[compression], "snapshot_types": []string{"All"}})
 }
 
+// Close logs a password login out (DELETE /users/logout), so that each
+// command does not leave a server session behind until its JWT expires; a
+// personal access token has no login to end.
 func (h *httpAPI) Close() error {
-	h.http.CloseIdleConnections()
-	return nil
+	defer h.http.CloseIdleConnections()
+	if !h.jwt {
+		return nil
+	}
+	h.jwt = false
+	_, err := h.send(http.MethodDelete, "/users/logout", nil, nil)
+	return err
 }
