@@ -16,9 +16,10 @@ const cliCommandTimeout = 30 * time.Second
 
 // cli runs the iggy binary against one server with a private HOME.
 type cli struct {
-	t    *testing.T
-	addr string
-	env  []string
+	t         *testing.T
+	addr      string
+	transport string // empty: the default (tcp), or the saved session's
+	env       []string
 }
 
 func newCLI(t *testing.T, s *server, home string, env ...string) *cli {
@@ -32,6 +33,9 @@ func (c *cli) run(stdin string, args ...string) (int, []byte, []byte) {
 	flags := []string{"--output", "json"}
 	if c.addr != "" {
 		flags = append(flags, "--address", c.addr)
+	}
+	if c.transport != "" {
+		flags = append(flags, "--transport", c.transport)
 	}
 	cmd := exec.Command(cliBin, append(flags, args...)...)
 	cmd.Env = c.env
@@ -76,8 +80,23 @@ func (c *cli) ok(stdin string, v any, args ...string) {
 func TestCLISession(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true})
+	cliSession(t, s, s.addr, "")
+}
+
+// The same session through the server's REST API (--transport http): a
+// JWT login, then the saved personal access token as the bearer.
+func TestCLISessionOverHTTP(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true, env: map[string]string{
+		"IGGY_HTTP_ENABLED": "true", "IGGY_HTTP_ADDRESS": "127.0.0.1:0"}})
+	cliSession(t, s, listeningAddr(t, s, "http listening on "), transportHTTP)
+}
+
+// cliSession runs the session against s at addr over transport.
+func cliSession(t *testing.T, s *server, addr, transport string) {
 	home := t.TempDir()
 	withEnv := newCLI(t, s, home, "IGGY_USERNAME="+rootUsername, "IGGY_PASSWORD="+rootPassword)
+	withEnv.addr, withEnv.transport = addr, transport
 	var ping struct{ OK bool }
 	withEnv.ok("", &ping, "ping")
 	// A saved login session serves the later commands, given no
@@ -87,12 +106,17 @@ func TestCLISession(t *testing.T) {
 		t.Fatalf("session file: %v, %v (want rights 0600)", fi, err)
 	}
 	c := newCLI(t, s, home)
+	c.addr, c.transport = addr, transport
 	var me struct {
-		UserID uint32 `json:"user_id"`
+		UserID    uint32 `json:"user_id"`
+		Transport string `json:"transport"`
 	}
 	c.ok("", &me, "me")
 	// Given no address either, a command goes to the session's server.
 	(&cli{t: t, env: c.env}).ok("", &me, "me")
+	if transport != "" && me.Transport != transport {
+		t.Fatalf("me over the saved %s session: transport %q", transport, me.Transport)
+	}
 
 	var stream struct {
 		ID   uint32
@@ -182,6 +206,12 @@ func TestCLISession(t *testing.T) {
 	}
 	if code != 1 || json.Unmarshal(errOut, &refusal) != nil || refusal.Error.Code == 0 || refusal.Error.Name == "" {
 		t.Fatalf("a refused create: exit %d, stderr %s", code, errOut)
+	}
+	if transport == transportHTTP {
+		// A command the REST API has no route for refuses before sending.
+		if code, _, errOut := c.run("", "consumer-group", "join", "orders", "events", "g"); code != 2 || !bytes.Contains(errOut, []byte("REST API")) {
+			t.Fatalf("consumer-group join over http: exit %d, want 2 (%s)", code, errOut)
+		}
 	}
 	c.ok("", nil, "session", "logout")
 	if code, _, errOut := c.run("", "stream", "list"); code != 2 {

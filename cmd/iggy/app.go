@@ -19,7 +19,12 @@ var defaultAddresses = map[string]string{
 	client.TransportTCP:       "127.0.0.1:8090",
 	client.TransportQUIC:      "127.0.0.1:8080",
 	client.TransportWebSocket: "127.0.0.1:8092",
+	transportHTTP:             "127.0.0.1:3000",
 }
+
+// transportHTTP selects the server's REST API (httpAPI) in place of the
+// binary protocol.
+const transportHTTP = "http"
 
 // Environment variables read for credentials, as Iggy's CLI reads them.
 const (
@@ -40,12 +45,12 @@ type flags struct {
 }
 
 func (f *flags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.transport, "transport", client.TransportTCP, "transport: tcp, quic or ws")
+	fs.StringVar(&f.transport, "transport", client.TransportTCP, "transport: tcp, quic, ws or http")
 	fs.StringVar(&f.address, "address", "", "server address host:port (default: the transport's default port on 127.0.0.1)")
 	fs.StringVarP(&f.username, "username", "u", "", "username (or "+envUsername+")")
 	fs.StringVarP(&f.password, "password", "p", "", "password (or "+envPassword+")")
 	fs.StringVarP(&f.token, "token", "t", "", "personal access token (or "+envToken+")")
-	fs.BoolVar(&f.tls, "tls", false, "use TLS (TCP+TLS, WSS; QUIC always encrypts and then verifies the certificate)")
+	fs.BoolVar(&f.tls, "tls", false, "use TLS (TCP+TLS, WSS, HTTPS; QUIC always encrypts and then verifies the certificate)")
 	fs.StringVar(&f.tlsCAFile, "tls-ca-file", "", "PEM file of the CA that signed the server's certificate")
 	fs.StringVar(&f.tlsDomain, "tls-domain", "", "name to verify the server's certificate against (default: the address's host)")
 	fs.BoolVar(&f.tlsInsecure, "tls-insecure", false, "do not verify the server's certificate")
@@ -58,11 +63,9 @@ func (f *flags) register(fs *pflag.FlagSet) {
 // check refuses flag values no command can use.
 func (f *flags) check() error {
 	switch f.transport {
-	case client.TransportTCP, client.TransportQUIC, client.TransportWebSocket:
-	case "http":
-		return usageErrorf("--transport http: the project's Go client speaks the binary protocol only; use tcp, quic or ws")
+	case client.TransportTCP, client.TransportQUIC, client.TransportWebSocket, transportHTTP:
 	default:
-		return usageErrorf("--transport %q: want tcp, quic or ws", f.transport)
+		return usageErrorf("--transport %q: want tcp, quic, ws or http", f.transport)
 	}
 	if f.output != outputTable && f.output != outputJSON {
 		return usageErrorf("--output %q: want table or json", f.output)
@@ -80,7 +83,7 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	env    func(string) string
-	conn   *client.Client
+	conn   api
 }
 
 func (a *app) addr() string {
@@ -90,12 +93,16 @@ func (a *app) addr() string {
 	return defaultAddresses[a.flags.transport]
 }
 
-// dial connects without logging in.
-func (a *app) dial() (*client.Client, error) {
+// dial connects without logging in (over http: prepares the requests).
+func (a *app) dial() (api, error) {
 	opts := client.Options{Transport: a.flags.transport, RequestTimeout: a.flags.requestTimeout, DialTimeout: a.flags.dialTimeout}
 	cfg, err := a.tlsConfig()
 	if err != nil {
 		return nil, err
+	}
+	if a.flags.transport == transportHTTP {
+		a.conn = dialHTTP(a.addr(), cfg, a.flags.requestTimeout)
+		return a.conn, nil
 	}
 	opts.TLS = cfg
 	c, err := client.Dial(context.Background(), a.addr(), opts)
@@ -129,7 +136,7 @@ func (a *app) tlsConfig() (*tls.Config, error) {
 
 // connect dials and logs in with the first credentials found: flags, then
 // environment, then the saved session.
-func (a *app) connect() (*client.Client, error) {
+func (a *app) connect() (api, error) {
 	c, err := a.dial()
 	if err != nil {
 		return nil, err

@@ -13,7 +13,8 @@ import (
 
 // Exit codes: 0 success; 1 the server refused (an Iggy error code or an
 // eviction); 2 the command line is wrong; 3 the server could not be
-// reached or the connection failed.
+// reached or the connection failed. A command the REST API has no route
+// for exits 2 over --transport http: nothing was done.
 const (
 	exitOK         = 0
 	exitRefused    = 1
@@ -53,7 +54,7 @@ func exitCode(err error) int {
 	var usage usageError
 	var conn connectionError
 	switch {
-	case errors.As(err, &usage) || errors.Is(err, client.ErrInvalidArgument) || isCobraUsage(err):
+	case errors.As(err, &usage) || errors.Is(err, client.ErrInvalidArgument) || errors.Is(err, errNotOverHTTP) || isCobraUsage(err):
 		return exitUsage
 	case errors.As(err, &conn) || errors.Is(err, client.ErrClosed):
 		return exitConnection

@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/iggygo/iggy/client"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -30,7 +29,7 @@ func (a *app) consumerOffsetCommand() *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use: "get CONSUMER STREAM TOPIC PARTITION", Short: "Show the stored offset", Args: cobra.ExactArgs(4),
 		Example: "  iggy consumer-offset get 1 orders events 1\n  iggy consumer-offset get billing orders events 1 --group",
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			consumer, stream, topic, p, err := o.parse(args)
 			if err != nil {
 				return err
@@ -45,7 +44,7 @@ func (a *app) consumerOffsetCommand() *cobra.Command {
 	}, &cobra.Command{
 		Use: "set CONSUMER STREAM TOPIC PARTITION OFFSET", Short: "Store an offset", Args: cobra.ExactArgs(5),
 		Example: "  iggy consumer-offset set 1 orders events 1 41",
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			consumer, stream, topic, p, err := o.parse(args)
 			if err != nil {
 				return err
@@ -62,7 +61,7 @@ func (a *app) consumerOffsetCommand() *cobra.Command {
 	}, &cobra.Command{
 		Use: "delete CONSUMER STREAM TOPIC PARTITION", Short: "Delete the stored offset", Args: cobra.ExactArgs(4),
 		Example: "  iggy consumer-offset delete 1 orders events 1",
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			consumer, stream, topic, p, err := o.parse(args)
 			if err != nil {
 				return err
@@ -102,7 +101,7 @@ func (a *app) consumerGroupCommand() *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use: "create STREAM TOPIC NAME", Short: "Create a consumer group", Args: cobra.ExactArgs(3),
 		Example: "  iggy consumer-group create orders events billing",
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			g, err := c.CreateConsumerGroup(id(args[0]), id(args[1]), args[2])
 			if err != nil {
 				return err
@@ -113,7 +112,7 @@ func (a *app) consumerGroupCommand() *cobra.Command {
 	}, &cobra.Command{
 		Use: "list STREAM TOPIC", Short: "List a topic's consumer groups", Args: cobra.ExactArgs(2),
 		Example: "  iggy consumer-group list orders events",
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			gs, err := c.GetConsumerGroups(id(args[0]), id(args[1]))
 			if err != nil {
 				return err
@@ -124,7 +123,7 @@ func (a *app) consumerGroupCommand() *cobra.Command {
 	}, &cobra.Command{
 		Use: "get STREAM TOPIC GROUP", Short: "Show a consumer group and its members", Args: cobra.ExactArgs(3),
 		Example: "  iggy consumer-group get orders events billing",
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			d, found, err := c.GetConsumerGroup(id(args[0]), id(args[1]), id(args[2]))
 			if err := notFound(found, err, "consumer group", args[2]); err != nil {
 				return err
@@ -137,18 +136,18 @@ func (a *app) consumerGroupCommand() *cobra.Command {
 			}
 			return a.show(v, t)
 		}),
-	}, a.groupCall("delete", "Delete a consumer group", "consumer group deleted", (*client.Client).DeleteConsumerGroup),
-		a.groupCall("join", "Join a consumer group for this connection's session", "joined", (*client.Client).JoinConsumerGroup),
-		a.groupCall("leave", "Leave a consumer group", "left", (*client.Client).LeaveConsumerGroup))
+	}, a.groupCall("delete", "Delete a consumer group", "consumer group deleted", api.DeleteConsumerGroup),
+		a.groupCall("join", "Join a consumer group for this connection's session", "joined", api.JoinConsumerGroup),
+		a.groupCall("leave", "Leave a consumer group", "left", api.LeaveConsumerGroup))
 	return cmd
 }
 
 // groupCall is a STREAM TOPIC GROUP command with no result.
-func (a *app) groupCall(verb, short, message string, call func(*client.Client, wire.Identifier, wire.Identifier, wire.Identifier) error) *cobra.Command {
+func (a *app) groupCall(verb, short, message string, call func(api, wire.Identifier, wire.Identifier, wire.Identifier) error) *cobra.Command {
 	return &cobra.Command{
 		Use: verb + " STREAM TOPIC GROUP", Short: short, Args: cobra.ExactArgs(3),
 		Example: "  iggy consumer-group " + verb + " orders events billing",
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			if err := call(c, id(args[0]), id(args[1]), id(args[2])); err != nil {
 				return err
 			}

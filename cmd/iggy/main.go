@@ -1,5 +1,6 @@
 // Command iggy manages an Iggy server from the command line over the
-// project's Go client (client/): streams, topics, partitions, messages,
+// project's Go client (client/), or its REST API with --transport http
+// (httpAPI): streams, topics, partitions, messages,
 // consumer offsets and groups, users and tokens, options, diagnostics.
 // Every command prints aligned tables for people, or JSON with
 // --output json for scripts; an error prints the Iggy code, its name and a
@@ -39,7 +40,8 @@ func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "iggy",
 		Short: "Manage an Iggy server: streams, topics, messages, users and more",
-		Long: "iggy talks to an Iggy server over TCP, QUIC or WebSocket with the binary protocol.\n\n" +
+		Long: "iggy talks to an Iggy server over TCP, QUIC or WebSocket with the binary protocol, or over\n" +
+			"its REST API with --transport http (default address 127.0.0.1:3000).\n\n" +
 			"Credentials come from --username/--password or --token, else from the variables\n" +
 			"IGGY_USERNAME/IGGY_PASSWORD or IGGY_TOKEN, else from a session saved by `iggy session login`.",
 		Example: "  iggy --username iggy --password iggy stream list\n" +

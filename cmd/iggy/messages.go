@@ -52,7 +52,7 @@ func (a *app) sendCommand() *cobra.Command {
 			"  printf 'a\\nb\\n' | iggy message send orders events --partition 1\n" +
 			"  iggy message send orders events --file order.json --key customer-7 --header source:string:web",
 		Args: cobra.MinimumNArgs(2),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			part, err := f.partitioning()
 			if err != nil {
 				return err
@@ -187,7 +187,7 @@ func (a *app) pollCommand() *cobra.Command {
 			if err := f.check(); err != nil {
 				return err // before connecting: nothing is sent for a wrong command line
 			}
-			return a.withClient(func(c *client.Client, args []string) error { return a.poll(c, args, f) })(cmd, args)
+			return a.withClient(func(c api, args []string) error { return a.poll(c, args, f) })(cmd, args)
 		},
 	}
 	fl := cmd.Flags()
@@ -250,7 +250,7 @@ func (f pollFlags) check() error {
 	return nil
 }
 
-func (a *app) poll(c *client.Client, args []string, f pollFlags) error {
+func (a *app) poll(c api, args []string, f pollFlags) error {
 	kind, value, _ := f.strategy()
 	var partition *uint32
 	if len(args) == 3 {
@@ -274,7 +274,7 @@ func (a *app) poll(c *client.Client, args []string, f pollFlags) error {
 
 // follow polls until interrupted (or --limit messages), printing each
 // message as it comes: a table row, or one JSON object per line.
-func (a *app) follow(c *client.Client, stream, topic wire.Identifier, partition *uint32, kind wire.PollingKind, value uint64, f pollFlags) error {
+func (a *app) follow(c api, stream, topic wire.Identifier, partition *uint32, kind wire.PollingKind, value uint64, f pollFlags) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var seen uint64

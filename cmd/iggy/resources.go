@@ -55,7 +55,7 @@ func (a *app) streamCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "stream", Aliases: []string{"s"}, Short: "Create, list, show, update and delete streams", Example: "  iggy stream create orders\n  iggy stream list"}
 	cmd.AddCommand(&cobra.Command{
 		Use: "create NAME", Short: "Create a stream", Example: "  iggy stream create orders", Args: cobra.ExactArgs(1),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			s, err := c.CreateStream(args[0])
 			if err != nil {
 				return err
@@ -65,7 +65,7 @@ func (a *app) streamCommand() *cobra.Command {
 		}),
 	}, &cobra.Command{
 		Use: "list", Short: "List streams", Example: "  iggy stream list\n  iggy -o json stream list", Args: cobra.NoArgs,
-		RunE: a.withClient(func(c *client.Client, _ []string) error {
+		RunE: a.withClient(func(c api, _ []string) error {
 			ss, err := c.GetStreams()
 			if err != nil {
 				return err
@@ -75,7 +75,7 @@ func (a *app) streamCommand() *cobra.Command {
 		}),
 	}, &cobra.Command{
 		Use: "get STREAM", Short: "Show a stream and its topics", Example: "  iggy stream get orders\n  iggy stream get 1", Args: cobra.ExactArgs(1),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			d, found, err := c.GetStream(id(args[0]))
 			if err := notFound(found, err, "stream", args[0]); err != nil {
 				return err
@@ -87,7 +87,7 @@ func (a *app) streamCommand() *cobra.Command {
 		}),
 	}, a.updateCommand("stream", "STREAM", "  iggy stream update orders --set name=orders-v2", 1, func(args []string) wire.UpdateResourceRequest {
 		return wire.UpdateResourceRequest{Scope: wire.ScopeStream, Stream: id(args[0])}
-	}), a.deleteCommand("stream", "STREAM", "  iggy stream delete orders", 1, func(c *client.Client, args []string) error {
+	}), a.deleteCommand("stream", "STREAM", "  iggy stream delete orders", 1, func(c api, args []string) error {
 		return c.DeleteStream(id(args[0]))
 	}))
 	return cmd
@@ -105,7 +105,7 @@ func notFound(found bool, err error, what, name string) error {
 }
 
 // withClient logs in, then runs f.
-func (a *app) withClient(f func(c *client.Client, args []string) error) func(*cobra.Command, []string) error {
+func (a *app) withClient(f func(c api, args []string) error) func(*cobra.Command, []string) error {
 	return func(_ *cobra.Command, args []string) error {
 		c, err := a.connect()
 		if err != nil {
@@ -122,7 +122,7 @@ func (a *app) updateCommand(scope, refs, example string, nargs int, target func(
 	cmd := &cobra.Command{
 		Use: "update " + refs, Short: "Set or reset options of a " + scope + " (name included)", Example: example,
 		Args: cobra.ExactArgs(nargs),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			q := target(args)
 			set, err := o.options()
 			if err != nil {
@@ -143,10 +143,10 @@ func (a *app) updateCommand(scope, refs, example string, nargs int, target func(
 }
 
 // deleteCommand is `SCOPE delete REF...`.
-func (a *app) deleteCommand(scope, refs, example string, nargs int, del func(*client.Client, []string) error) *cobra.Command {
+func (a *app) deleteCommand(scope, refs, example string, nargs int, del func(api, []string) error) *cobra.Command {
 	return &cobra.Command{
 		Use: "delete " + refs, Short: "Delete a " + scope, Example: example, Args: cobra.ExactArgs(nargs),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			if err := del(c, args); err != nil {
 				return err
 			}
@@ -202,7 +202,7 @@ func (a *app) topicCommand() *cobra.Command {
 		Use: "create STREAM NAME PARTITIONS", Short: "Create a topic",
 		Example: "  iggy topic create orders events 3\n  iggy topic create orders audit 1 --set message_expiry=\"7 days\" --set max_topic_size=\"1 GiB\"",
 		Args:    cobra.ExactArgs(3),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			n, err := u32Arg("partitions", args[2])
 			if err != nil {
 				return err
@@ -221,7 +221,7 @@ func (a *app) topicCommand() *cobra.Command {
 	create.register(createCmd, false)
 	cmd.AddCommand(createCmd, &cobra.Command{
 		Use: "list STREAM", Short: "List a stream's topics", Example: "  iggy topic list orders", Args: cobra.ExactArgs(1),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			hs, err := c.GetTopics(id(args[0]))
 			if err != nil {
 				return err
@@ -231,7 +231,7 @@ func (a *app) topicCommand() *cobra.Command {
 		}),
 	}, &cobra.Command{
 		Use: "get STREAM TOPIC", Short: "Show a topic, its options and partitions", Example: "  iggy topic get orders events", Args: cobra.ExactArgs(2),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			d, found, err := c.GetTopic(id(args[0]), id(args[1]))
 			if err := notFound(found, err, "topic", args[1]); err != nil {
 				return err
@@ -241,7 +241,7 @@ func (a *app) topicCommand() *cobra.Command {
 	}, a.updateCommand("topic", "STREAM TOPIC", "  iggy topic update orders events --set message_expiry=\"1 day\" --reset max_topic_size", 2,
 		func(args []string) wire.UpdateResourceRequest {
 			return wire.UpdateResourceRequest{Scope: wire.ScopeTopic, Stream: id(args[0]), Topic: id(args[1])}
-		}), a.deleteCommand("topic", "STREAM TOPIC", "  iggy topic delete orders events", 2, func(c *client.Client, args []string) error {
+		}), a.deleteCommand("topic", "STREAM TOPIC", "  iggy topic delete orders events", 2, func(c api, args []string) error {
 		return c.DeleteTopic(id(args[0]), id(args[1]))
 	}))
 	return cmd
@@ -272,7 +272,7 @@ func (a *app) partitionCommand() *cobra.Command {
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use: "create STREAM TOPIC COUNT", Short: "Add COUNT partitions to a topic", Example: "  iggy partition create orders events 2", Args: cobra.ExactArgs(3),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			n, err := u32Arg("count", args[2])
 			if err != nil {
 				return err
@@ -284,7 +284,7 @@ func (a *app) partitionCommand() *cobra.Command {
 		}),
 	}, &cobra.Command{
 		Use: "list STREAM TOPIC", Short: "List a topic's partitions", Example: "  iggy partition list orders events", Args: cobra.ExactArgs(2),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			d, found, err := c.GetTopic(id(args[0]), id(args[1]))
 			if err := notFound(found, err, "topic", args[1]); err != nil {
 				return err
@@ -294,7 +294,7 @@ func (a *app) partitionCommand() *cobra.Command {
 		}),
 	}, &cobra.Command{
 		Use: "get STREAM TOPIC PARTITION", Short: "Show one partition", Example: "  iggy partition get orders events 1", Args: cobra.ExactArgs(3),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			pid, err := u32Arg("partition", args[2])
 			if err != nil {
 				return err
@@ -313,7 +313,7 @@ func (a *app) partitionCommand() *cobra.Command {
 		}),
 	}, &cobra.Command{
 		Use: "delete STREAM TOPIC COUNT", Short: "Remove the last COUNT partitions of a topic", Example: "  iggy partition delete orders events 1", Args: cobra.ExactArgs(3),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			n, err := u32Arg("count", args[2])
 			if err != nil {
 				return err
@@ -332,7 +332,7 @@ func (a *app) segmentsCommand() *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use: "delete STREAM TOPIC PARTITION COUNT", Short: "Delete the oldest COUNT segments of a partition",
 		Example: "  iggy segments delete orders events 1 2", Args: cobra.ExactArgs(4),
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			p, err := u32Arg("partition", args[2])
 			if err != nil {
 				return err

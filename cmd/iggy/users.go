@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/iggygo/iggy/client"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -38,7 +37,7 @@ func (a *app) userCommand() *cobra.Command {
 	create := &cobra.Command{
 		Use: "create USERNAME PASSWORD", Short: "Create a user", Args: cobra.ExactArgs(2),
 		Example: "  iggy user create alice s3cret\n  iggy user create bot t0ken-pass --status inactive --permissions send_messages",
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			st, err := userStatus(status)
 			if err != nil {
 				return err
@@ -61,7 +60,7 @@ func (a *app) userCommand() *cobra.Command {
 	permissions := &cobra.Command{
 		Use: "permissions USER", Short: "Replace a user's global permissions", Args: cobra.ExactArgs(1),
 		Example: "  iggy user permissions alice --permissions read_streams,read_topics,poll_messages\n  iggy user permissions alice   # none",
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			p, err := globalPermissions(setPerms)
 			if err != nil {
 				return err
@@ -77,7 +76,7 @@ func (a *app) userCommand() *cobra.Command {
 	password := &cobra.Command{
 		Use: "password USER NEW_PASSWORD", Short: "Change a user's password", Args: cobra.ExactArgs(2),
 		Example: "  iggy user password alice n3w-pass --current s3cret",
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			if err := c.ChangePassword(id(args[0]), current, args[1]); err != nil {
 				return err
 			}
@@ -87,7 +86,7 @@ func (a *app) userCommand() *cobra.Command {
 	password.Flags().StringVar(&current, "current", "", "the user's current password")
 	cmd.AddCommand(create, &cobra.Command{
 		Use: "list", Short: "List users", Args: cobra.NoArgs, Example: "  iggy user list",
-		RunE: a.withClient(func(c *client.Client, _ []string) error {
+		RunE: a.withClient(func(c api, _ []string) error {
 			us, err := c.GetUsers()
 			if err != nil {
 				return err
@@ -97,7 +96,7 @@ func (a *app) userCommand() *cobra.Command {
 		}),
 	}, &cobra.Command{
 		Use: "get USER", Short: "Show a user and its global permissions", Args: cobra.ExactArgs(1), Example: "  iggy user get alice",
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			d, found, err := c.GetUser(id(args[0]))
 			if err := notFound(found, err, "user", args[0]); err != nil {
 				return err
@@ -108,7 +107,7 @@ func (a *app) userCommand() *cobra.Command {
 	}, a.updateCommand("user", "USER", "  iggy user update alice --set status=inactive\n  iggy user update alice --set username=alice2", 1,
 		func(args []string) wire.UpdateResourceRequest {
 			return wire.UpdateResourceRequest{Scope: wire.ScopeUser, User: id(args[0])}
-		}), a.deleteCommand("user", "USER", "  iggy user delete alice", 1, func(c *client.Client, args []string) error {
+		}), a.deleteCommand("user", "USER", "  iggy user delete alice", 1, func(c api, args []string) error {
 		return c.DeleteUser(id(args[0]))
 	}), password, permissions)
 	return cmd
@@ -136,7 +135,7 @@ func (a *app) patCommand() *cobra.Command {
 	create := &cobra.Command{
 		Use: "create NAME", Short: "Create a token and print it (it is shown only once)", Args: cobra.ExactArgs(1),
 		Example: "  iggy pat create ci --expiry 24h\n  iggy -o json pat create deploy --expiry never",
-		RunE: a.withClient(func(c *client.Client, args []string) error {
+		RunE: a.withClient(func(c api, args []string) error {
 			e, err := patExpiry(expiry)
 			if err != nil {
 				return err
@@ -151,7 +150,7 @@ func (a *app) patCommand() *cobra.Command {
 	create.Flags().StringVar(&expiry, "expiry", "", "lifetime (15m, 24h) or never (default: the server's)")
 	cmd.AddCommand(create, &cobra.Command{
 		Use: "list", Short: "List your tokens", Args: cobra.NoArgs, Example: "  iggy pat list",
-		RunE: a.withClient(func(c *client.Client, _ []string) error {
+		RunE: a.withClient(func(c api, _ []string) error {
 			ps, err := c.GetPersonalAccessTokens()
 			if err != nil {
 				return err
@@ -172,7 +171,7 @@ func (a *app) patCommand() *cobra.Command {
 			}
 			return a.show(views, t)
 		}),
-	}, a.deleteCommand("token", "NAME", "  iggy pat delete ci", 1, func(c *client.Client, args []string) error {
+	}, a.deleteCommand("token", "NAME", "  iggy pat delete ci", 1, func(c api, args []string) error {
 		return c.DeletePersonalAccessToken(args[0])
 	}))
 	return cmd
