@@ -212,6 +212,8 @@ const (
 	StreamEncryptionUnavailable                Code = 4106
 	CannotModifyRootUser                       Code = 4108
 	DeferredPollCapacityExceeded               Code = 4110
+	ProducerSequenceOutOfOrder                 Code = 4111 // ours: named by the target release without a number
+	ProducerEpochFenced                        Code = 4112 // ours: named by the target release without a number
 	ConsumerGroupIdNotFound                    Code = 5000
 	InvalidConsumerGroupId                     Code = 5002
 	ConsumerGroupNameNotFound                  Code = 5003
@@ -461,6 +463,8 @@ var codeNames = map[Code]string{
 	StreamEncryptionUnavailable:                "StreamEncryptionUnavailable",
 	CannotModifyRootUser:                       "CannotModifyRootUser",
 	DeferredPollCapacityExceeded:               "DeferredPollCapacityExceeded",
+	ProducerSequenceOutOfOrder:                 "ProducerSequenceOutOfOrder",
+	ProducerEpochFenced:                        "ProducerEpochFenced",
 	ConsumerGroupIdNotFound:                    "ConsumerGroupIdNotFound",
 	InvalidConsumerGroupId:                     "InvalidConsumerGroupId",
 	ConsumerGroupNameNotFound:                  "ConsumerGroupNameNotFound",
