@@ -69,6 +69,7 @@ func (n *Node) newReaders() map[wire.Command]reader {
 		wire.CmdGetStats:                n.getStats,
 		wire.CmdGetSnapshotFile:         n.getSnapshotFile,
 		wire.CmdPartitionRoutes:         n.partitionRoutes,
+		wire.CmdNextProducerID:          n.nextProducerID,
 	}
 }
 

@@ -71,7 +71,9 @@ type state struct {
 	parked parkedPolls
 
 	balanced map[topicKey]uint32 // round-robin cursors of Balanced sends
-	policies map[topicKey]durability
+	// lastProducerID is the last id NextProducerId issued (producers.go).
+	lastProducerID uint64
+	policies       map[topicKey]durability
 
 	startMicros uint64
 

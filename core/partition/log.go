@@ -84,6 +84,7 @@ type Log struct {
 	polls map[storage.ReqID]*pendingPoll
 
 	offsets        map[offsetKey]uint64
+	producers      *Producers               // idempotent producers (producers.go)
 	offsetFiles    map[offsetKey]offsetFile // files known to exist
 	offsetPending  map[uint64]*pendingOffset
 	offsetReqCount int
@@ -109,6 +110,7 @@ func New(cfg Config, disk Disk) *Log {
 		cache:         tailCache{bytesMax: cfg.CacheBytesMax},
 		polls:         make(map[storage.ReqID]*pendingPoll),
 		offsets:       make(map[offsetKey]uint64),
+		producers:     NewProducers(),
 		offsetFiles:   make(map[offsetKey]offsetFile),
 		offsetPending: make(map[uint64]*pendingOffset),
 		inflight:      make(map[storage.ReqID]inflight),
@@ -142,6 +144,7 @@ func (l *Log) resetEmpty() {
 	l.segments = []*segment{s}
 	l.rolling = nil
 	l.nextOffset, l.committedNext, l.lastTimestamp, l.sizeBytes, l.missing = 0, 0, 0, 0, 0
+	l.producers = NewProducers()
 	l.submit(storage.Request{Op: storage.OpCreate, File: l.segmentPath(0, extLog)}, reqSegCreate, 0)
 	l.submit(storage.Request{Op: storage.OpCreate, File: l.segmentPath(0, extIndex)}, reqSegCreate, 0)
 }
