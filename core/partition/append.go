@@ -23,6 +23,8 @@ type queuedAppend struct {
 	// hasProducer marks a send_producer_messages batch: its commit records
 	// it in the producer table, its failure abandons it there.
 	hasProducer bool
+	journaled   bool   // its producer record is written (producer_journal.go)
+	record      []byte // its producer record
 }
 
 // chunk is what one Flush wrote to one segment: one vectored write, one
@@ -71,6 +73,7 @@ func (l *Log) AppendProducer(rec []byte, nowMicros uint64, sync bool, b Producer
 	a := &l.queued[len(l.queued)-1]
 	assert.That(a.token == token, "partition: producer append not last queued")
 	a.producer, a.hasProducer = b.ID, true
+	a.record = encodeProducerRecord(b, baseOffset, a.timestamp)
 	l.producers.Admit(b, token, a.timestamp)
 	return token, baseOffset
 }
@@ -138,11 +141,16 @@ func (l *Log) Flush() {
 	if l.phase != phaseReady || l.broken != wire.OK || l.markersDue > 0 {
 		return // appends wait for the incarnation's marker (revision.go)
 	}
+	l.journalQueued()
+	limit := slices.IndexFunc(l.queued, func(a queuedAppend) bool { return a.hasProducer && !a.journaled })
+	if limit < 0 {
+		limit = len(l.queued)
+	}
 	n := 0
-	for n < len(l.queued) && l.queued[n].seg.state == segOpen {
+	for n < limit && l.queued[n].seg.state == segOpen {
 		s := l.queued[n].seg
 		end := n
-		for end < len(l.queued) && l.queued[end].seg == s {
+		for end < limit && l.queued[end].seg == s {
 			end++
 		}
 		l.submitChunk(l.queued[n:end])

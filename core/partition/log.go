@@ -38,6 +38,7 @@ const (
 	reqCleanup                    // deletion of a segment file (retention)
 	reqPurgeDelete                // deletion of a purged file: the marker waits for the last
 	reqMarker                     // create, truncate, write or sync of created.revision
+	reqJournal                    // a request on the producer journal (producer_journal.go)
 )
 
 type inflight struct {
@@ -84,7 +85,8 @@ type Log struct {
 	polls map[storage.ReqID]*pendingPoll
 
 	offsets        map[offsetKey]uint64
-	producers      *Producers               // idempotent producers (producers.go)
+	producers      *Producers // idempotent producers (producers.go)
+	journal        producerJournal
 	offsetFiles    map[offsetKey]offsetFile // files known to exist
 	offsetPending  map[uint64]*pendingOffset
 	offsetReqCount int
@@ -185,6 +187,8 @@ func (l *Log) Complete(c storage.Completion) {
 		l.onOffset(f, c)
 	case reqRecovery:
 		l.recovery.complete(l, f, c)
+	case reqJournal:
+		l.onJournal(c)
 	default:
 		assert.Failf("partition: request kind %d", f.kind)
 	}
