@@ -2,6 +2,7 @@ package partition
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/iggygo/iggy/wire"
@@ -176,4 +177,36 @@ func FuzzDecodeProducers(f *testing.F) {
 			t.Fatal("a decoded image does not round trip")
 		}
 	})
+}
+
+// covers IDEM-10
+func TestProducerJournalReplay(t *testing.T) {
+	var j []byte
+	for i := range uint64(4) {
+		j = append(j, encodeProducerRecord(pb(1, 0, i*2, 2), i*2, 10+i)...)
+	}
+	p, dropped := replayProducerJournal(j, 8)
+	if dropped || p.Check(pb(1, 0, 6, 2), 20).Base != 6 || !p.Check(pb(1, 0, 6, 2), 20).Dup {
+		t.Fatalf("whole journal: dropped %v", dropped)
+	}
+	// The crash kept offsets 0..5: the last batch is new again, and the
+	// journal must be rewritten before its place is reused.
+	p, dropped = replayProducerJournal(j, 6)
+	if !dropped {
+		t.Fatal("a lost batch's record was not reported dropped")
+	}
+	if v := p.Check(pb(1, 0, 6, 2), 20); v.Dup || v.Code != wire.OK {
+		t.Fatalf("lost batch: %+v", v)
+	}
+	// A torn last record ends the replay.
+	p, dropped = replayProducerJournal(j[:len(j)-1], 8)
+	if !dropped || p.Check(pb(1, 0, 6, 2), 20).Dup {
+		t.Fatal("torn record replayed")
+	}
+	// A compaction's stale tail (older records after newer) changes nothing.
+	stale := append(slices.Clone(j), j[:producerRecordBytes]...)
+	p, _ = replayProducerJournal(stale, 8)
+	if v := p.Check(pb(1, 0, 8, 1), 20); v.Code != wire.OK {
+		t.Fatalf("after a stale tail the next batch is refused: %+v", v)
+	}
 }
