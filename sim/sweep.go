@@ -82,6 +82,9 @@ func Required(p Profile) []string {
 		return slices.Concat(oracles.ClusterRequired, heavyMarks(p), deferredClusterRequired, []string{markLeaseExpired})
 	}
 	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks(p), deferredRequired)
+	if p == ProfileLite || p == ProfileSwarm {
+		marks = append(marks, producerRequired...) // producers.go
+	}
 	if p == ProfileLite { // swarm and liveness seeds abandon no session
 		marks = append(marks, markLeaseExpired)
 	}
