@@ -82,7 +82,7 @@ func Required(p Profile) []string {
 		return slices.Concat(oracles.ClusterRequired, heavyMarks(p), deferredClusterRequired, []string{markLeaseExpired})
 	}
 	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks(p), deferredRequired)
-	if p == ProfileLite || p == ProfileSwarm {
+	if p == ProfileLite {
 		marks = append(marks, producerRequired...) // producers.go
 	}
 	if p == ProfileLite { // swarm and liveness seeds abandon no session
