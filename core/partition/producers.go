@@ -1,7 +1,6 @@
 package partition
 
 import (
-	"encoding/binary"
 	"slices"
 
 	"github.com/iggygo/iggy/internal/assert"
@@ -226,91 +225,4 @@ func (st *producerState) record(firstSeq uint64, count uint32, base, atMicros ui
 	}
 	st.nextSeq = firstSeq + uint64(count)
 	st.lastMicros = max(st.lastMicros, atMicros)
-}
-
-// DropBeyond forgets committed batches at or past offset end (a recovery
-// that kept fewer messages than the table had seen).
-func (p *Producers) DropBeyond(end uint64) {
-	for _, st := range p.byID {
-		st.done = slices.DeleteFunc(st.done, func(r producerRun) bool { return r.base >= end })
-		if n := len(st.done); n > 0 {
-			st.nextSeq = st.done[n-1].firstSeq + uint64(st.done[n-1].count)
-		}
-	}
-}
-
-// Producer image, committed state only, producers in ascending id:
-// [count u32] then count x [id u64][epoch u32][next_seq u64][last_us u64]
-// [runs u8] runs x [first_seq u64][count u32][base u64].
-const (
-	producerImageHeadBytes = 4
-	producerImageEntryHead = 8 + 4 + 8 + 8 + 1
-	producerImageRunBytes  = 8 + 4 + 8
-)
-
-// AppendImage appends the committed table to b.
-func (p *Producers) AppendImage(b []byte) []byte {
-	ids := make([]uint64, 0, len(p.byID))
-	for id := range p.byID {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(ids)))
-	for _, id := range ids {
-		st := p.byID[id]
-		b = binary.LittleEndian.AppendUint64(b, id)
-		b = binary.LittleEndian.AppendUint32(b, st.epoch)
-		b = binary.LittleEndian.AppendUint64(b, st.nextSeq)
-		b = binary.LittleEndian.AppendUint64(b, st.lastMicros)
-		b = append(b, uint8(len(st.done)))
-		for _, r := range st.done {
-			b = binary.LittleEndian.AppendUint64(b, r.firstSeq)
-			b = binary.LittleEndian.AppendUint32(b, r.count)
-			b = binary.LittleEndian.AppendUint64(b, r.base)
-		}
-	}
-	return b
-}
-
-// DecodeProducers reads an image written by AppendImage and returns the
-// table and the bytes after it; ok is false for a short or malformed image.
-func DecodeProducers(b []byte) (p *Producers, rest []byte, ok bool) {
-	if len(b) < producerImageHeadBytes {
-		return nil, nil, false
-	}
-	n := binary.LittleEndian.Uint32(b)
-	b = b[producerImageHeadBytes:]
-	if n > ProducersMax {
-		return nil, nil, false
-	}
-	p = NewProducers()
-	for range n {
-		if len(b) < producerImageEntryHead {
-			return nil, nil, false
-		}
-		id := binary.LittleEndian.Uint64(b)
-		st := &producerState{
-			epoch:      binary.LittleEndian.Uint32(b[8:]),
-			nextSeq:    binary.LittleEndian.Uint64(b[12:]),
-			lastMicros: binary.LittleEndian.Uint64(b[20:]),
-		}
-		runs := int(b[28])
-		b = b[producerImageEntryHead:]
-		if runs > producerBatchesKept || len(b) < runs*producerImageRunBytes {
-			return nil, nil, false
-		}
-		for range runs {
-			st.done = append(st.done, producerRun{
-				firstSeq: binary.LittleEndian.Uint64(b),
-				count:    binary.LittleEndian.Uint32(b[8:]),
-				base:     binary.LittleEndian.Uint64(b[12:]),
-			})
-			b = b[producerImageRunBytes:]
-		}
-		if _, dup := p.byID[id]; dup {
-			return nil, nil, false
-		}
-		p.byID[id] = st
-	}
-	return p, b, true
 }
