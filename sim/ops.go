@@ -175,6 +175,9 @@ func outcomeOf(status wire.Code) oracles.Outcome {
 // failure that comes after an append).
 func (w *World) settleSend(a *attempt, status wire.Code, payload []byte) {
 	o := a.op
+	if w.producerSettled(a, status, payload) {
+		return
+	}
 	if status == wire.TransientNotCommitted {
 		// Proposed in a partition's group, then the replica lost its
 		// primacy: the append may still commit, so it stays indefinite.

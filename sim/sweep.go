@@ -85,6 +85,9 @@ func Required(p Profile) []string {
 			[]string{oracles.MarkMoveCompleted, oracles.MarkBalanced})
 	}
 	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks(p), deferredRequired)
+	if p == ProfileLite {
+		marks = append(marks, producerRequired...) // producers.go
+	}
 	if p == ProfileLite { // swarm and liveness seeds abandon no session
 		marks = append(marks, markLeaseExpired)
 	}

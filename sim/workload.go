@@ -87,6 +87,8 @@ const (
 // plainDataOp draws a send, a poll by offset or by next, or an offset read.
 func (w *World) plainDataOp(c *client, t *topicInfo, k oracles.PartKey, pollOffsetUntil int) *op {
 	switch r := w.rng.IntN(100); {
+	case r < sendPercent && w.producersOn():
+		return w.producerSendOp(c, t, k) // producers.go
 	case r < sendPercent:
 		return w.sendOp(t, k)
 	case r < pollOffsetUntil:

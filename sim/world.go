@@ -68,6 +68,7 @@ type World struct {
 
 	lastConn uint64
 	batches  uint64
+	prod     producers // idempotent producers (producers.go)
 	ops      int
 	healed   bool
 	healTick uint64
@@ -337,7 +338,7 @@ func (w *World) check(res *Result) {
 	for _, c := range []struct {
 		name  string
 		check func(*oracles.History) error
-	}{{"offsets", oracles.CheckOffsets}, {"consumer-offsets", func(h *oracles.History) error { return oracles.CheckConsumerOffsets(h, w.marks) }}, {"metadata", oracles.CheckMetadata}} {
+	}{{"offsets", oracles.CheckOffsets}, {"consumer-offsets", func(h *oracles.History) error { return oracles.CheckConsumerOffsets(h, w.marks) }}, {"metadata", oracles.CheckMetadata}, {"exactly-once", w.checkExactlyOnce}} {
 		if err := c.check(&w.hist); err != nil {
 			if u, ok := err.(*oracles.Unrecoverable); ok {
 				w.classify(u.Rule, u.Reason)

@@ -213,6 +213,8 @@ const (
 	CannotModifyRootUser                       Code = 4108
 	DeferredPollCapacityExceeded               Code = 4110
 	PartitionIncarnationMismatch               Code = 4111
+	ProducerSequenceOutOfOrder                 Code = 4112 // ours: named by the target release without a number
+	ProducerEpochFenced                        Code = 4113 // ours: named by the target release without a number
 	ConsumerGroupIdNotFound                    Code = 5000
 	InvalidConsumerGroupId                     Code = 5002
 	ConsumerGroupNameNotFound                  Code = 5003
@@ -463,6 +465,8 @@ var codeNames = map[Code]string{
 	CannotModifyRootUser:                       "CannotModifyRootUser",
 	DeferredPollCapacityExceeded:               "DeferredPollCapacityExceeded",
 	PartitionIncarnationMismatch:               "PartitionIncarnationMismatch",
+	ProducerSequenceOutOfOrder:                 "ProducerSequenceOutOfOrder",
+	ProducerEpochFenced:                        "ProducerEpochFenced",
 	ConsumerGroupIdNotFound:                    "ConsumerGroupIdNotFound",
 	InvalidConsumerGroupId:                     "InvalidConsumerGroupId",
 	ConsumerGroupNameNotFound:                  "ConsumerGroupNameNotFound",

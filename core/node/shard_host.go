@@ -37,7 +37,7 @@ func (n *Node) onHostRequest(b shardBody) {
 			log.SetRetention(b.expiryMicros, b.maxSizeBytes)
 		}
 	case shardSend:
-		n.appendBatch(n.handedConn(b.conn), b.h, b.k, b.batch, b.count, b.policy)
+		n.appendBatch(n.handedConn(b.conn), b.h, b.k, b.batch, b.count, b.policy, b.producer)
 	case shardPoll:
 		if b.deferred {
 			n.startDeferred(n.handedConn(b.conn), b.h, b.q, b.d)

@@ -68,12 +68,13 @@ type (
 		expiryMicros, maxSizeBytes uint64
 	}
 	shardSend struct {
-		conn   bus.ConnID
-		h      wire.RequestHeader
-		k      partKey
-		batch  []byte
-		count  uint32
-		policy durability
+		conn     bus.ConnID
+		h        wire.RequestHeader
+		k        partKey
+		batch    []byte
+		count    uint32
+		policy   durability
+		producer *partition.ProducerBatch // an idempotent producer's batch, or nil
 	}
 	shardPoll struct {
 		conn     bus.ConnID

@@ -99,7 +99,9 @@ type state struct {
 	fetches groupFetches
 
 	balanced map[topicKey]uint32 // round-robin cursors of Balanced sends
-	policies map[topicKey]durability
+	// lastProducerID is the last id NextProducerId issued (producers.go).
+	lastProducerID uint64
+	policies       map[topicKey]durability
 
 	startMicros uint64
 
