@@ -28,7 +28,7 @@ type conn struct {
 
 	busy   bool     // a request of this connection awaits its reply
 	queued [][]byte // frames that arrived while busy, in order
-	last   uint64   // tick of the last request, for stale eviction
+	last   uint64   // tick of the last request or reply, for stale eviction
 }
 
 func (n *Node) onConnOpened(m bus.ConnOpened) {
@@ -78,7 +78,7 @@ func (n *Node) done(c *conn) {
 		n.hostDone(c)
 		return
 	}
-	c.busy = false
+	c.busy, c.last = false, n.now.Ticks
 	for !c.busy && len(c.queued) > 0 {
 		f := c.queued[0]
 		c.queued[0] = nil
