@@ -133,6 +133,9 @@ func runSeed(seed uint64, k sim.Knobs, record string) int {
 	}
 	fmt.Printf("porcupine: %d partitions, %d ops, %d reads with messages, %v\n",
 		res.Porcupine.Partitions, res.Porcupine.Ops, res.Porcupine.Reads, res.Porcupine.Elapsed.Round(1e6))
+	for _, k := range res.Porcupine.Unknown {
+		fmt.Printf("porcupine: partition %s/%s/%d unchecked: its check timed out\n", k.Stream, k.Topic, k.Partition)
+	}
 	fmt.Printf("marks: %s\n", strings.Join(res.Marks.Names(), " "))
 	fmt.Print(res.Details)
 	fmt.Println(res.Line())
