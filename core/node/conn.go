@@ -28,7 +28,7 @@ type conn struct {
 
 	busy   bool     // a request of this connection awaits its reply
 	queued [][]byte // frames that arrived while busy, in order
-	last   uint64   // tick of the last request or reply, for stale eviction
+	last   uint64   // tick of the last request, for stale eviction
 }
 
 func (n *Node) onConnOpened(m bus.ConnOpened) {
