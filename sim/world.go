@@ -357,6 +357,9 @@ func (w *World) oracleMarks(st oracles.LinearizabilityStats) {
 	if st.Reads > 0 {
 		w.marks.Hit(oracles.MarkPorcupineRead)
 	}
+	if len(st.Unknown) > 0 {
+		w.marks.Hit("oracle.porcupine.timed_out")
+	}
 	if len(h.Gets) > 0 {
 		w.marks.Hit("oracle.consumer_offsets.read_checked")
 	}
