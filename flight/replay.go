@@ -12,6 +12,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/storage"
 	"github.com/iggygo/iggy/wire"
 )
@@ -38,6 +39,10 @@ type Result struct {
 	Takes    int
 	Hash     string // the fold of the replay's take digests
 	Complete bool   // every record was replayed (not cut by Until)
+	// Oracles are the verdicts on the clients' history (Check), and
+	// History how much of it there was to judge.
+	Oracles []Verdict
+	History HistoryStats
 }
 
 // Divergence is a replay whose outputs differ from the server's.
@@ -81,6 +86,7 @@ type replayer struct {
 	pend     []*pending // by shard: an input waits for its shard's next record
 	reads    map[readKey]storage.Request
 	check    *checker
+	clients  *clientHistory
 }
 
 // Replay steps fresh nodes through a dump's records, taking their Readies
@@ -108,6 +114,10 @@ func Replay(r io.Reader, o Options) (Result, error) {
 		return rp.res, err
 	}
 	rp.res.Hash = fmt.Sprintf("%016x", rp.hash)
+	if rp.clients != nil {
+		rp.res.History = rp.clients.stats()
+		rp.res.Oracles = judge(rp.clients.finish())
+	}
 	if rp.res.Complete && h.FromBoot && rp.res.Hash != h.Hash {
 		return rp.res, fmt.Errorf("window hash %s, the server's %s", rp.res.Hash, h.Hash)
 	}
@@ -127,6 +137,7 @@ func (rp *replayer) start(h Header) {
 	rp.reads = make(map[readKey]storage.Request)
 	if rp.o.Check {
 		rp.check = newChecker()
+		rp.clients = newClientHistory()
 	}
 }
 
@@ -232,6 +243,9 @@ func (rp *replayer) flush(shard uint8) error {
 	}
 	if rp.check != nil {
 		rp.check.input(p.shard, p.in)
+		if f, ok := p.in.(node.ClientFrame); ok {
+			rp.clients.frame(bus.ClientFrame(f))
+		}
 	}
 	return nil
 }
@@ -301,6 +315,9 @@ func (rp *replayer) take(rec []byte) error {
 	if rp.check != nil {
 		if err := rp.check.ready(shard, &r); err != nil {
 			return fmt.Errorf("take %d (shard %d, after input %d): check: %w", rp.res.Takes, shard, rp.res.Inputs, err)
+		}
+		for _, rep := range r.Replies {
+			rp.clients.reply(rep)
 		}
 	}
 	for c := range got {

@@ -21,7 +21,7 @@ var flightFlags = struct {
 }{
 	until: flag.Int("until", 0, "with -replay of a flight dump: stop after N inputs"),
 	print: flag.Bool("print", false, "with -replay of a flight dump: print each input and the core's outputs"),
-	check: flag.Bool("check", false, "with -replay of a flight dump: check each Ready (replies to open connections, disk ids, one boot)"),
+	check: flag.Bool("check", false, "with -replay of a flight dump: check each Ready (replies to open connections, disk ids, one boot) and run the one-node oracles over the clients' history"),
 	force: flag.Bool("force", false, "with -replay of a flight dump: replay a dump of another build"),
 	data:  flag.String("data", "", "with -replay of a flight dump: the server's data directory, where poll reads recorded by digest are read back"),
 }
@@ -72,5 +72,25 @@ func runFlightReplay(path string) int {
 	}
 	fmt.Printf("flight dump (%s, build %s, %d shards): inputs=%d takes=%d hash=%s server=%s %s\n",
 		h.Reason, h.Build, h.Shards, res.Inputs, res.Takes, res.Hash, h.Hash, state)
-	return 0
+	return printVerdicts(res)
+}
+
+// printVerdicts reports each oracle's verdict on the clients' history of a
+// -check replay, and fails the run on a violation.
+func printVerdicts(res flight.Result) int {
+	if len(res.Oracles) == 0 {
+		return 0
+	}
+	s := res.History
+	fmt.Printf("clients' history: appends=%d reads=%d (with messages %d) offset stores=%d gets=%d\n",
+		s.Appends, s.Reads, s.ReadsWithMessages, s.Stores, s.Gets)
+	rc := 0
+	for _, v := range res.Oracles {
+		fmt.Printf("oracle %s: %s\n", v.Oracle, v.Result)
+		if v.Result != "ok" {
+			rc = 1
+			fmt.Print(v.Detail)
+		}
+	}
+	return rc
 }
