@@ -13,6 +13,7 @@ import (
 
 	"github.com/iggygo/iggy/client"
 	"github.com/iggygo/iggy/flight"
+	"github.com/iggygo/iggy/flight/clients"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -50,7 +51,8 @@ func TestFlightRecorderReplaysTheServer(t *testing.T) {
 	if _, err := flight.Replay(bytes.NewReader(dump), flight.Options{Force: true}); err == nil || !strings.Contains(err.Error(), "-data") {
 		t.Fatalf("a dump with poll reads by digest replayed without the data directory: %v", err)
 	}
-	res, err := flight.Replay(bytes.NewReader(dump), flight.Options{Force: true, Check: true, DataDir: dir})
+	hist := clients.NewHistory()
+	res, err := flight.Replay(bytes.NewReader(dump), flight.Options{Force: true, Check: true, DataDir: dir, Clients: hist})
 	if err != nil {
 		t.Fatalf("replay: %v", err)
 	}
@@ -58,7 +60,7 @@ func TestFlightRecorderReplaysTheServer(t *testing.T) {
 		t.Fatalf("replay %+v of a dump with header %+v", res, res.Header)
 	}
 	t.Logf("replayed %d inputs, %d takes, hash %s = the server's", res.Inputs, res.Takes, res.Hash)
-	checkFlightOracles(t, res)
+	checkFlightOracles(t, hist)
 	if res.Header.Build != flight.Build() {
 		if _, err := flight.Replay(bytes.NewReader(dump), flight.Options{}); err == nil || !strings.Contains(err.Error(), "build") {
 			t.Fatalf("a dump of build %q replayed under %q without force: %v", res.Header.Build, flight.Build(), err)
@@ -281,18 +283,20 @@ const (
 // checkFlightOracles: the one-node oracles, over the client history the
 // replay rebuilt from the recorded frames and the replayed replies, find
 // nothing, and had appends and polls that returned messages to judge.
-func checkFlightOracles(t *testing.T, res flight.Result) {
+func checkFlightOracles(t *testing.T, hist *clients.History) {
 	t.Helper()
-	if len(res.Oracles) != 4 {
-		t.Fatalf("oracle verdicts %+v", res.Oracles)
+	s := hist.Stats()
+	verdicts := hist.Judge()
+	if len(verdicts) != 4 {
+		t.Fatalf("oracle verdicts %+v", verdicts)
 	}
-	for _, v := range res.Oracles {
+	for _, v := range verdicts {
 		if v.Result != "ok" {
 			t.Errorf("oracle %s: %s\n%s", v.Oracle, v.Result, v.Detail)
 		}
 	}
-	if s := res.History; s.Appends < flightAppendsMin || s.ReadsWithMessages < flightReadsMin || s.Gets < flightGetsMin {
+	if s.Appends < flightAppendsMin || s.ReadsWithMessages < flightReadsMin || s.Gets < flightGetsMin {
 		t.Fatalf("vacuous: the clients' history holds %+v", s)
 	}
-	t.Logf("oracles ok over %+v", res.History)
+	t.Logf("oracles ok over %+v", s)
 }

@@ -30,6 +30,15 @@ type Options struct {
 	// DataDir is the server's data directory, or a copy of it: where a
 	// dump that records poll reads by digest has their bytes read back.
 	DataDir string
+	// Clients, when set, sees every client frame stepped and every reply
+	// taken (package flight/clients rebuilds the clients' history from them).
+	Clients ClientObserver
+}
+
+// ClientObserver watches a replayed node's conversation with its clients.
+type ClientObserver interface {
+	Frame(bus.ClientFrame)
+	Reply(bus.Reply)
 }
 
 // Result is what a replay found.
@@ -39,10 +48,6 @@ type Result struct {
 	Takes    int
 	Hash     string // the fold of the replay's take digests
 	Complete bool   // every record was replayed (not cut by Until)
-	// Oracles are the verdicts on the clients' history (Check), and
-	// History how much of it there was to judge.
-	Oracles []Verdict
-	History HistoryStats
 }
 
 // Divergence is a replay whose outputs differ from the server's.
@@ -86,7 +91,6 @@ type replayer struct {
 	pend     []*pending // by shard: an input waits for its shard's next record
 	reads    map[readKey]storage.Request
 	check    *checker
-	clients  *clientHistory
 }
 
 // Replay steps fresh nodes through a dump's records, taking their Readies
@@ -114,10 +118,6 @@ func Replay(r io.Reader, o Options) (Result, error) {
 		return rp.res, err
 	}
 	rp.res.Hash = fmt.Sprintf("%016x", rp.hash)
-	if rp.clients != nil {
-		rp.res.History = rp.clients.stats()
-		rp.res.Oracles = judge(rp.clients.finish())
-	}
 	if rp.res.Complete && h.FromBoot && rp.res.Hash != h.Hash {
 		return rp.res, fmt.Errorf("window hash %s, the server's %s", rp.res.Hash, h.Hash)
 	}
@@ -137,7 +137,6 @@ func (rp *replayer) start(h Header) {
 	rp.reads = make(map[readKey]storage.Request)
 	if rp.o.Check {
 		rp.check = newChecker()
-		rp.clients = newClientHistory()
 	}
 }
 
@@ -243,9 +242,9 @@ func (rp *replayer) flush(shard uint8) error {
 	}
 	if rp.check != nil {
 		rp.check.input(p.shard, p.in)
-		if f, ok := p.in.(node.ClientFrame); ok {
-			rp.clients.frame(bus.ClientFrame(f))
-		}
+	}
+	if f, ok := p.in.(node.ClientFrame); ok && rp.o.Clients != nil {
+		rp.o.Clients.Frame(bus.ClientFrame(f))
 	}
 	return nil
 }
@@ -316,8 +315,10 @@ func (rp *replayer) take(rec []byte) error {
 		if err := rp.check.ready(shard, &r); err != nil {
 			return fmt.Errorf("take %d (shard %d, after input %d): check: %w", rp.res.Takes, shard, rp.res.Inputs, err)
 		}
-		for _, rep := range r.Replies {
-			rp.clients.reply(rep)
+	}
+	for _, rep := range r.Replies {
+		if rp.o.Clients != nil {
+			rp.o.Clients.Reply(rep)
 		}
 	}
 	for c := range got {

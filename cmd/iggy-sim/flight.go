@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/iggygo/iggy/flight"
+	"github.com/iggygo/iggy/flight/clients"
 )
 
 // flightFlags steer -replay of a production flight recorder dump (a
@@ -46,6 +47,11 @@ func runFlightReplay(path string) int {
 	}
 	defer f.Close()
 	o := flight.Options{Until: *flightFlags.until, Check: *flightFlags.check, Force: *flightFlags.force, DataDir: *flightFlags.data}
+	var hist *clients.History
+	if o.Check {
+		hist = clients.NewHistory()
+		o.Clients = hist
+	}
 	var out *bufio.Writer
 	if *flightFlags.print {
 		out = bufio.NewWriterSize(os.Stdout, 1<<16)
@@ -72,20 +78,20 @@ func runFlightReplay(path string) int {
 	}
 	fmt.Printf("flight dump (%s, build %s, %d shards): inputs=%d takes=%d hash=%s server=%s %s\n",
 		h.Reason, h.Build, h.Shards, res.Inputs, res.Takes, res.Hash, h.Hash, state)
-	return printVerdicts(res)
+	if hist == nil {
+		return 0
+	}
+	return printVerdicts(hist)
 }
 
 // printVerdicts reports each oracle's verdict on the clients' history of a
 // -check replay, and fails the run on a violation.
-func printVerdicts(res flight.Result) int {
-	if len(res.Oracles) == 0 {
-		return 0
-	}
-	s := res.History
+func printVerdicts(hist *clients.History) int {
+	s := hist.Stats()
 	fmt.Printf("clients' history: appends=%d reads=%d (with messages %d) offset stores=%d gets=%d\n",
 		s.Appends, s.Reads, s.ReadsWithMessages, s.Stores, s.Gets)
 	rc := 0
-	for _, v := range res.Oracles {
+	for _, v := range hist.Judge() {
 		fmt.Printf("oracle %s: %s\n", v.Oracle, v.Result)
 		if v.Result != "ok" {
 			rc = 1

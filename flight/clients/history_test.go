@@ -1,4 +1,4 @@
-package flight
+package clients
 
 import (
 	"strings"
@@ -10,10 +10,10 @@ import (
 )
 
 // historyClient plays one connection's requests and the node's replies
-// into a clientHistory, as a replay feeds it.
+// into a History, as a replay feeds it.
 type historyClient struct {
 	t       *testing.T
-	c       *clientHistory
+	c       *History
 	conn    bus.ConnID
 	request uint64
 }
@@ -24,7 +24,7 @@ func (hc *historyClient) request1(op wire.Operation, nr wire.Command, body []byt
 	frame := make([]byte, wire.HeaderSize+len(body))
 	h.Put(frame, len(body))
 	copy(frame[wire.HeaderSize:], body)
-	hc.c.frame(bus.ClientFrame{Conn: hc.conn, Frame: frame})
+	hc.c.Frame(bus.ClientFrame{Conn: hc.conn, Frame: frame})
 	return h
 }
 
@@ -45,7 +45,7 @@ func (hc *historyClient) send(base uint64, ids ...byte) {
 	h := hc.request1(wire.OpSendMessages, 0, w.Buf)
 	var conf wire.Writer
 	wire.EncodeSendConfirmations(&conf, []wire.SendConfirmation{{StreamID: 1, TopicID: 1, BaseOffset: base}})
-	hc.c.reply(bus.Reply{Conn: hc.conn, Parts: wire.RawFrame(wire.ReplyTo(h), conf.Buf)})
+	hc.c.Reply(bus.Reply{Conn: hc.conn, Parts: wire.RawFrame(wire.ReplyTo(h), conf.Buf)})
 }
 
 // poll polls partition 0 from offset 0; the node answers with the
@@ -65,7 +65,7 @@ func (hc *historyClient) poll(current uint64, ids ...byte) {
 		hc.t.Fatalf("build: %s", code.Name())
 	}
 	pre := wire.PollPrefix{CurrentOffset: current, MessagesCount: uint32(len(ids))}.Bytes()
-	hc.c.reply(bus.Reply{Conn: hc.conn, Parts: wire.RawFrame(wire.ReplyTo(h), pre, rec)})
+	hc.c.Reply(bus.Reply{Conn: hc.conn, Parts: wire.RawFrame(wire.ReplyTo(h), pre, rec)})
 }
 
 // The one-node oracles of a -check replay judge the history rebuilt from
@@ -84,15 +84,15 @@ func TestReplayHistoryJudgesClientFrames(t *testing.T) {
 		{"an offset acknowledged twice", 0, map[string]string{"linearizable": "1/1/0", "offsets": "offset 0 acknowledged for batch 1", "offset-reuse": "offset 0 acknowledged for batch 1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newClientHistory()
+			c := NewHistory()
 			a, b := &historyClient{t: t, c: c, conn: 1}, &historyClient{t: t, c: c, conn: 2}
 			a.send(0, 10, 11)
 			b.send(tc.secondAt, 20, 21)
 			a.poll(3, 10, 11, 20, 21)
-			if s := c.stats(); s.Appends != 2 || s.ReadsWithMessages != 1 {
+			if s := c.Stats(); s.Appends != 2 || s.ReadsWithMessages != 1 {
 				t.Fatalf("history %+v", s)
 			}
-			for _, v := range judge(c.finish()) {
+			for _, v := range c.Judge() {
 				want, bad := tc.violation[v.Oracle]
 				if bad != (v.Result != "ok") || !strings.Contains(v.Result, want) {
 					t.Errorf("oracle %s: %s (want violation %t %q)", v.Oracle, v.Result, bad, want)

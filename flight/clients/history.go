@@ -1,4 +1,9 @@
-package flight
+// Package clients rebuilds, from a flight dump's replay, what the replayed
+// node's clients observed (their requests as recorded, the replies the
+// replay produced) as an oracles.History, and judges it with the oracles
+// that apply to one node. It lives apart from package flight so the server,
+// which links flight to record, does not link the oracles.
+package clients
 
 import (
 	"fmt"
@@ -41,11 +46,11 @@ type call struct {
 	consumer     wire.ConsumerOffsetRef
 }
 
-// clientHistory rebuilds what the clients of a replayed node observed, in
+// History rebuilds what the clients of a replayed node observed, in
 // the oracles' terms: each client frame is a call, the replayed node's
 // reply to it the return. Message identity is the message id: a send's ids
 // become one batch, a poll's returned ids are looked up there.
-type clientHistory struct {
+type History struct {
 	h        oracles.History
 	now      oracles.Time
 	pending  map[callKey]*call
@@ -59,16 +64,17 @@ type clientHistory struct {
 	overflow bool
 }
 
-func newClientHistory() *clientHistory {
-	return &clientHistory{pending: map[callKey]*call{}, msgs: map[[16]byte]oracles.Msg{},
+// NewHistory is an empty history, ready to watch a replay (flight.Options.Clients).
+func NewHistory() *History {
+	return &History{pending: map[callKey]*call{}, msgs: map[[16]byte]oracles.Msg{},
 		streams: map[string]uint32{}, topics: map[string]uint32{}, unjudged: map[string]bool{},
 		stored: map[string]bool{}, users: map[string]int{}}
 }
 
-func (c *clientHistory) next() oracles.Time { c.now++; return c.now }
+func (c *History) next() oracles.Time { c.now++; return c.now }
 
 // frame records a client request the history can judge.
-func (c *clientHistory) frame(m bus.ClientFrame) {
+func (c *History) Frame(m bus.ClientFrame) {
 	h, v := wire.DecodeRequestHeader(m.Frame)
 	if v != wire.VerdictAccept || len(m.Frame) < wire.HeaderSize {
 		return
@@ -107,7 +113,7 @@ func (c *clientHistory) frame(m bus.ClientFrame) {
 	c.pending[callKey{m.Conn, h.Request}] = k
 }
 
-func (c *clientHistory) sendCall(k *call, body []byte) bool {
+func (c *History) sendCall(k *call, body []byte) bool {
 	q, code := wire.DecodeSendMessagesRequest(body)
 	if code != wire.OK {
 		return false
@@ -132,7 +138,7 @@ func (c *clientHistory) sendCall(k *call, body []byte) bool {
 
 // reply settles the call a reply answers; a connection closed with calls
 // pending leaves them indefinite (a send may have taken effect).
-func (c *clientHistory) reply(rep bus.Reply) {
+func (c *History) Reply(rep bus.Reply) {
 	if len(rep.Parts) == 0 {
 		return
 	}
@@ -159,7 +165,7 @@ func (c *clientHistory) reply(rep bus.Reply) {
 	c.settle(rep.Conn, k, status, payload)
 }
 
-func (c *clientHistory) settle(conn bus.ConnID, k *call, status wire.Code, payload []byte) {
+func (c *History) settle(conn bus.ConnID, k *call, status wire.Code, payload []byte) {
 	switch {
 	case k.op == wire.OpSendMessages:
 		c.settleSend(conn, k, status, payload)
@@ -174,7 +180,7 @@ func (c *clientHistory) settle(conn bus.ConnID, k *call, status wire.Code, paylo
 	}
 }
 
-func (c *clientHistory) settleSend(conn bus.ConnID, k *call, status wire.Code, payload []byte) {
+func (c *History) settleSend(conn bus.ConnID, k *call, status wire.Code, payload []byte) {
 	if status != wire.OK {
 		return // refused: no effect, nothing to judge
 	}
@@ -191,7 +197,7 @@ func (c *clientHistory) settleSend(conn bus.ConnID, k *call, status wire.Code, p
 
 // learn maps the names a send used to the numeric ids its confirmation
 // gave, so requests by name and by id address the same partition.
-func (c *clientHistory) learn(k *call, stream, topic uint32) {
+func (c *History) learn(k *call, stream, topic uint32) {
 	if !k.stream.Numeric {
 		c.streams[k.stream.Name] = stream
 	}
@@ -201,7 +207,7 @@ func (c *clientHistory) learn(k *call, stream, topic uint32) {
 }
 
 // part names a partition by numeric ids where known.
-func (c *clientHistory) part(stream, topic wire.Identifier, partition uint32) oracles.PartKey {
+func (c *History) part(stream, topic wire.Identifier, partition uint32) oracles.PartKey {
 	s := stream.Name
 	if id, ok := c.streams[s]; stream.Numeric || ok {
 		s = fmt.Sprint(max(id, stream.ID))
@@ -213,7 +219,7 @@ func (c *clientHistory) part(stream, topic wire.Identifier, partition uint32) or
 	return oracles.PartKey{Stream: s, Topic: t, Partition: partition}
 }
 
-func (c *clientHistory) settlePoll(conn bus.ConnID, k *call, payload []byte) {
+func (c *History) settlePoll(conn bus.ConnID, k *call, payload []byte) {
 	polled, code := wire.DecodePolledMessages(payload)
 	pre := polled.Prefix
 	if code != wire.OK || pre.PartitionID == wire.PollResyncPartition {
@@ -244,7 +250,7 @@ func (c *clientHistory) settlePoll(conn bus.ConnID, k *call, payload []byte) {
 	c.h.Reads = append(c.h.Reads, r)
 }
 
-func (c *clientHistory) settleStore(k *call) {
+func (c *History) settleStore(k *call) {
 	q := k.offset
 	name := consumerName(q.ConsumerOffsetRef)
 	c.stored[name] = true
@@ -256,7 +262,7 @@ func (c *clientHistory) settleStore(k *call) {
 // settleGet records an offset read of a consumer whose every store in
 // the window the history saw: one with stores before the window, or
 // moved by auto-commit or a delete, cannot be judged.
-func (c *clientHistory) settleGet(k *call, payload []byte) {
+func (c *History) settleGet(k *call, payload []byte) {
 	name := consumerName(k.consumer)
 	if !c.stored[name] || c.unjudged[name] {
 		return
@@ -269,7 +275,7 @@ func (c *clientHistory) settleGet(k *call, payload []byte) {
 		Consumer: c.user(name), Found: found, Value: info.StoredOffset, Call: k.at, Return: c.next()})
 }
 
-func (c *clientHistory) user(name string) int {
+func (c *History) user(name string) int {
 	if n, ok := c.users[name]; ok {
 		return n
 	}
@@ -284,7 +290,7 @@ func consumerName(r wire.ConsumerOffsetRef) string {
 // finish closes the history: calls still pending are indefinite sends, and
 // each partition gets one append standing for what it held before the
 // window (the lowest base acknowledged in it, or what reads showed).
-func (c *clientHistory) finish() *oracles.History {
+func (c *History) finish() *oracles.History {
 	for _, k := range c.pending {
 		if k.op == wire.OpSendMessages && k.partitioning.Kind == wire.PartitioningPartitionID {
 			c.h.Appends = append(c.h.Appends, &oracles.Append{Part: c.part(k.stream, k.topic, k.partitioning.PartitionID),
@@ -361,7 +367,7 @@ func judge(h *oracles.History) []Verdict {
 	return out
 }
 
-func (c *clientHistory) stats() HistoryStats {
+func (c *History) Stats() HistoryStats {
 	s := HistoryStats{Appends: len(c.h.Appends), Reads: len(c.h.Reads), Stores: len(c.h.Stores), Gets: len(c.h.Gets)}
 	for _, r := range c.h.Reads {
 		if len(r.Msgs) > 0 {
@@ -375,7 +381,7 @@ func (c *clientHistory) stats() HistoryStats {
 // prior end (what it held before the window) that are not where their
 // batch was acknowledged: a client may reuse message ids, and a message
 // before the window that shares an id with one sent in it is not that one.
-func (c *clientHistory) resolvePrior(prior map[oracles.PartKey]uint64) {
+func (c *History) resolvePrior(prior map[oracles.PartKey]uint64) {
 	acked := map[uint64]*oracles.Append{}
 	for _, a := range c.h.Appends {
 		if a.Outcome == oracles.OutcomeOK {
@@ -392,3 +398,7 @@ func (c *clientHistory) resolvePrior(prior map[oracles.PartKey]uint64) {
 		}
 	}
 }
+
+// Judge closes the history and runs the one-node oracles over it; call it
+// once, after the replay.
+func (c *History) Judge() []Verdict { return judge(c.finish()) }
