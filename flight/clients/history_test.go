@@ -28,9 +28,8 @@ func (hc *historyClient) request1(op wire.Operation, nr wire.Command, body []byt
 	return h
 }
 
-// send sends one batch of ids to partition 0 of stream 1, topic 1, and
-// the node acknowledges it at base.
-func (hc *historyClient) send(base uint64, ids ...byte) {
+// record is a batch record of one message per id.
+func (hc *historyClient) record(ids []byte) []byte {
 	var msgs []batch.Message
 	for _, id := range ids {
 		msgs = append(msgs, batch.Message{ID: [16]byte{id}, Payload: []byte{id}})
@@ -39,8 +38,15 @@ func (hc *historyClient) send(base uint64, ids ...byte) {
 	if code != wire.OK {
 		hc.t.Fatalf("build: %s", code.Name())
 	}
+	return rec
+}
+
+// send sends one batch of ids to partition 0 of stream 1, topic 1, and
+// the node acknowledges it at base.
+func (hc *historyClient) send(base uint64, ids ...byte) {
+	rec := hc.record(ids)
 	var w wire.Writer
-	wire.SendMessagesRequest{StreamID: wire.NumericID(1), TopicID: wire.NumericID(1), MessagesCount: uint32(len(msgs)), Batch: rec,
+	wire.SendMessagesRequest{StreamID: wire.NumericID(1), TopicID: wire.NumericID(1), MessagesCount: uint32(len(ids)), Batch: rec,
 		Partitioning: wire.Partitioning{Kind: wire.PartitioningPartitionID}}.Encode(&w)
 	h := hc.request1(wire.OpSendMessages, 0, w.Buf)
 	var conf wire.Writer
@@ -56,14 +62,7 @@ func (hc *historyClient) poll(current uint64, ids ...byte) {
 		StreamID: wire.NumericID(1), TopicID: wire.NumericID(1), Partition: wire.OptionalPartition{Given: true},
 		Strategy: wire.PollingStrategy{Kind: wire.PollOffset}, Count: 100}.Encode(&w)
 	h := hc.request1(wire.OpNonReplicated, wire.CmdPollMessages, w.Buf)
-	var msgs []batch.Message
-	for _, id := range ids {
-		msgs = append(msgs, batch.Message{ID: [16]byte{id}, Payload: []byte{id}})
-	}
-	rec, code := batch.Build(msgs)
-	if code != wire.OK {
-		hc.t.Fatalf("build: %s", code.Name())
-	}
+	rec := hc.record(ids)
 	pre := wire.PollPrefix{CurrentOffset: current, MessagesCount: uint32(len(ids))}.Bytes()
 	hc.c.Reply(bus.Reply{Conn: hc.conn, Parts: wire.RawFrame(wire.ReplyTo(h), pre, rec)})
 }
