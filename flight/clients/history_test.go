@@ -9,11 +9,29 @@ import (
 	"github.com/iggygo/iggy/wire/batch"
 )
 
+// observer is what a replay feeds (flight.ClientObserver).
+type observer interface {
+	Frame(bus.ClientFrame)
+	Reply(bus.Reply)
+}
+
+// tape keeps the bytes of a conversation, as fuzz seeds.
+type tape struct{ frames, replies [][]byte }
+
+func (t *tape) Frame(f bus.ClientFrame) { t.frames = append(t.frames, f.Frame) }
+func (t *tape) Reply(r bus.Reply) {
+	var b []byte
+	for _, p := range r.Parts {
+		b = append(b, p...)
+	}
+	t.replies = append(t.replies, b)
+}
+
 // historyClient plays one connection's requests and the node's replies
 // into a History, as a replay feeds it.
 type historyClient struct {
 	t       *testing.T
-	c       *History
+	c       observer
 	conn    bus.ConnID
 	request uint64
 }
@@ -99,4 +117,22 @@ func TestReplayHistoryJudgesClientFrames(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzHistory: any request and reply bytes a dump may hold are judged or
+// ignored, never a panic.
+func FuzzHistory(f *testing.F) {
+	tp := &tape{}
+	hc := &historyClient{t: &testing.T{}, c: tp, conn: 1}
+	hc.send(0, 1, 2)
+	hc.poll(1, 1, 2)
+	for i := range tp.frames {
+		f.Add(tp.frames[i], tp.replies[i])
+	}
+	f.Fuzz(func(t *testing.T, request, reply []byte) {
+		c := NewHistory()
+		c.Frame(bus.ClientFrame{Conn: 1, Frame: request})
+		c.Reply(bus.Reply{Conn: 1, Parts: [][]byte{reply}})
+		c.Judge()
+	})
 }
