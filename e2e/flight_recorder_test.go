@@ -13,6 +13,7 @@ import (
 
 	"github.com/iggygo/iggy/client"
 	"github.com/iggygo/iggy/flight"
+	"github.com/iggygo/iggy/flight/clients"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -50,7 +51,8 @@ func TestFlightRecorderReplaysTheServer(t *testing.T) {
 	if _, err := flight.Replay(bytes.NewReader(dump), flight.Options{Force: true}); err == nil || !strings.Contains(err.Error(), "-data") {
 		t.Fatalf("a dump with poll reads by digest replayed without the data directory: %v", err)
 	}
-	res, err := flight.Replay(bytes.NewReader(dump), flight.Options{Force: true, Check: true, DataDir: dir})
+	hist := clients.NewHistory()
+	res, err := flight.Replay(bytes.NewReader(dump), flight.Options{Force: true, Check: true, DataDir: dir, Clients: hist})
 	if err != nil {
 		t.Fatalf("replay: %v", err)
 	}
@@ -58,6 +60,7 @@ func TestFlightRecorderReplaysTheServer(t *testing.T) {
 		t.Fatalf("replay %+v of a dump with header %+v", res, res.Header)
 	}
 	t.Logf("replayed %d inputs, %d takes, hash %s = the server's", res.Inputs, res.Takes, res.Hash)
+	checkFlightOracles(t, hist)
 	if res.Header.Build != flight.Build() {
 		if _, err := flight.Replay(bytes.NewReader(dump), flight.Options{}); err == nil || !strings.Contains(err.Error(), "build") {
 			t.Fatalf("a dump of build %q replayed under %q without force: %v", res.Header.Build, flight.Build(), err)
@@ -81,6 +84,7 @@ func flightWorkload(t *testing.T, s *server, admin *client.Client, stream, topic
 		}
 	}
 	pollAll(t, admin, stream, topic, 0)
+	flightOffsets(t, admin, stream, topic)
 	if _, err := admin.GetStats(); err != nil {
 		t.Fatalf("stats: %v", err)
 	}
@@ -250,4 +254,49 @@ func TestFlightRecorderReplaysAClusterNode(t *testing.T) {
 		}
 		t.Logf("node %d: replayed %d inputs, %d takes", id, res.Inputs, res.Takes)
 	}
+}
+
+// flightOffsets stores and reads back a consumer's offsets, for the
+// replay's consumer-offset oracle to judge.
+func flightOffsets(t *testing.T, admin *client.Client, stream, topic wire.Identifier) {
+	t.Helper()
+	for _, off := range []uint64{3, 7, 5} {
+		if err := admin.StoreOffset(client.Consumer(77), stream, topic, 1, off); err != nil {
+			t.Fatalf("store offset: %v", err)
+		}
+		if o, found, err := admin.GetOffset(client.Consumer(77), stream, topic, 1); err != nil || !found || o.StoredOffset != off {
+			t.Fatalf("get offset after storing %d: %+v %v %v", off, o, found, err)
+		}
+	}
+}
+
+// flightAppendsMin and flightReadsMin are how much of the second process's
+// workload the replay's client history must hold for its oracle verdicts to
+// mean something (vacuity): it sends 20 batches, polls them back and
+// reads a consumer's offsets three times.
+const (
+	flightAppendsMin = 20
+	flightReadsMin   = 1
+	flightGetsMin    = 3
+)
+
+// checkFlightOracles: the one-node oracles, over the client history the
+// replay rebuilt from the recorded frames and the replayed replies, find
+// nothing, and had appends and polls that returned messages to judge.
+func checkFlightOracles(t *testing.T, hist *clients.History) {
+	t.Helper()
+	s := hist.Stats()
+	verdicts := hist.Judge()
+	if len(verdicts) != 4 {
+		t.Fatalf("oracle verdicts %+v", verdicts)
+	}
+	for _, v := range verdicts {
+		if v.Result != "ok" {
+			t.Errorf("oracle %s: %s\n%s", v.Oracle, v.Result, v.Detail)
+		}
+	}
+	if s.Appends < flightAppendsMin || s.ReadsWithMessages < flightReadsMin || s.Gets < flightGetsMin {
+		t.Fatalf("vacuous: the clients' history holds %+v", s)
+	}
+	t.Logf("oracles ok over %+v", s)
 }

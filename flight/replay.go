@@ -12,6 +12,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/storage"
 	"github.com/iggygo/iggy/wire"
 )
@@ -29,6 +30,15 @@ type Options struct {
 	// DataDir is the server's data directory, or a copy of it: where a
 	// dump that records poll reads by digest has their bytes read back.
 	DataDir string
+	// Clients, when set, sees every client frame stepped and every reply
+	// taken (package flight/clients rebuilds the clients' history from them).
+	Clients ClientObserver
+}
+
+// ClientObserver watches a replayed node's conversation with its clients.
+type ClientObserver interface {
+	Frame(bus.ClientFrame)
+	Reply(bus.Reply)
 }
 
 // Result is what a replay found.
@@ -233,6 +243,9 @@ func (rp *replayer) flush(shard uint8) error {
 	if rp.check != nil {
 		rp.check.input(p.shard, p.in)
 	}
+	if f, ok := p.in.(node.ClientFrame); ok && rp.o.Clients != nil {
+		rp.o.Clients.Frame(bus.ClientFrame(f))
+	}
 	return nil
 }
 
@@ -301,6 +314,11 @@ func (rp *replayer) take(rec []byte) error {
 	if rp.check != nil {
 		if err := rp.check.ready(shard, &r); err != nil {
 			return fmt.Errorf("take %d (shard %d, after input %d): check: %w", rp.res.Takes, shard, rp.res.Inputs, err)
+		}
+	}
+	for _, rep := range r.Replies {
+		if rp.o.Clients != nil {
+			rp.o.Clients.Reply(rep)
 		}
 	}
 	for c := range got {
