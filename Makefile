@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin
 FUZZTIME ?= 5s
 
-.PHONY: build run cluster cluster-stop test test-short fuzz lint bench mutate coverage clean
+.PHONY: build run cluster cluster-stop test test-short fuzz lint bench mutate coverage clean docker docker-smoke
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -21,6 +21,15 @@ cluster:
 
 cluster-stop:
 	scripts/cluster.sh stop
+
+# Builds the container image iggy-go:latest (Dockerfile) with docker, podman
+# or buildah, from static binaries compiled here (BINARIES=build compiles
+# them in the image's golang stage instead). docker-smoke runs it and pings it.
+docker:
+	scripts/docker.sh build
+
+docker-smoke:
+	scripts/docker.sh smoke
 
 # Every test: unit, codec vectors, fuzz seeds, end-to-end against the real binary.
 test:

@@ -24,6 +24,20 @@ func (c *Client) StoreOffset(consumer wire.Consumer, stream, topic wire.Identifi
 	return err
 }
 
+// StoreCheckpoint stores a poll's checkpoint (Polled.Checkpoint): the
+// offset, stored only if the partition is still the incarnation the
+// checkpoint came from, else 4111 PartitionIncarnationMismatch (MSG-6).
+func (c *Client) StoreCheckpoint(consumer wire.Consumer, stream, topic wire.Identifier, partition uint32,
+	offset, incarnation uint64) error {
+	if err := checkIDs(consumer.ID, stream, topic); err != nil {
+		return err
+	}
+	req := wire.StoreConsumerOffsetRequest{ConsumerOffsetRef: offsetRef(consumer, stream, topic, partition),
+		Offset: offset, Ack: wire.AckQuorum, Incarnation: incarnation}
+	_, err := c.call(wire.CmdStoreConsumerOffset, encode(req.Encode))
+	return err
+}
+
 // GetOffset reads the consumer's stored offset on a partition (code 120);
 // found is false when nothing is stored.
 func (c *Client) GetOffset(consumer wire.Consumer, stream, topic wire.Identifier, partition uint32) (o wire.ConsumerOffsetInfo, found bool, err error) {

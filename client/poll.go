@@ -9,7 +9,9 @@ import (
 
 // PollMessages reads up to count messages of one partition (code 100) and
 // returns the partition's current offset (its highest committed offset) and
-// the messages. partition nil sends "no partition". Every returned record's
+// the messages. partition nil sends "no partition", which the server
+// refuses with 3 InvalidCommand for every consumer kind (MSG-2): a group
+// member polls the partitions SyncConsumerGroup assigned it. Every returned record's
 // layout and checksums are verified before its messages are returned.
 func (c *Client) PollMessages(consumer wire.Consumer, stream, topic wire.Identifier, partition *uint32,
 	strategy wire.PollingKind, value uint64, count uint32, autoCommit bool) (uint64, []ReceivedMessage, error) {
@@ -34,19 +36,29 @@ func decodePoll(payload []byte) (uint64, []ReceivedMessage, error) {
 	if code != wire.OK {
 		return 0, nil, decodeFailed("PollMessages", code)
 	}
+	msgs, err := verifiedMessages(polled, len(payload))
+	if err != nil {
+		return 0, nil, err
+	}
+	return polled.Prefix.CurrentOffset, msgs, nil
+}
+
+// verifiedMessages verifies a decoded poll reply of size bytes and returns
+// its messages.
+func verifiedMessages(polled wire.PolledMessages, size int) ([]ReceivedMessage, error) {
 	// Every message is at least a frame header, which bounds the allocation.
-	msgs := make([]ReceivedMessage, 0, min(int(polled.Prefix.MessagesCount), len(payload)/batch.FrameHeaderBytes))
+	msgs := make([]ReceivedMessage, 0, min(int(polled.Prefix.MessagesCount), size/batch.FrameHeaderBytes))
 	for i, rec := range polled.Records {
 		if err := verifyRecord(rec); err != nil {
-			return 0, nil, fmt.Errorf("poll record %d: %w", i, err)
+			return nil, fmt.Errorf("poll record %d: %w", i, err)
 		}
 		msgs = appendMessages(msgs, rec)
 	}
 	if uint64(len(msgs)) != uint64(polled.Prefix.MessagesCount) {
-		return 0, nil, fmt.Errorf("%w: poll reply declares %d messages, records hold %d",
+		return nil, fmt.Errorf("%w: poll reply declares %d messages, records hold %d",
 			ErrProtocol, polled.Prefix.MessagesCount, len(msgs))
 	}
-	return polled.Prefix.CurrentOffset, msgs, nil
+	return msgs, nil
 }
 
 // verifyRecord checks a polled record. A record that starts at its first

@@ -57,3 +57,19 @@ func TestClusterStorageBoundToReplica(t *testing.T) {
 		t.Errorf("binding file: %v", err)
 	}
 }
+
+// A roster that sets rack on some nodes only stops the boot, naming the
+// rule.
+// covers PLACE-18
+func TestClusterMixedRackRosterRefused(t *testing.T) {
+	path := writeRoster(t, t.TempDir(), numberedPorts(20000, 3), numberedPorts(21000, 3))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed := strings.Replace(string(b), "replica_id = 0\n", "replica_id = 0\nrack = \"r1\"\n", 1)
+	if err := os.WriteFile(path, []byte(mixed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bootRefused(t, path, []string{"--replica-id", "0"}, "set rack on every node or on none")
+}

@@ -35,6 +35,12 @@ type testCluster struct {
 // each serves TCP.
 func startCluster(t *testing.T, n int, withoutRoot ...int) *testCluster {
 	t.Helper()
+	return startClusterEnv(t, n, nil, withoutRoot...)
+}
+
+// startClusterEnv is startCluster with further variables for every node.
+func startClusterEnv(t *testing.T, n int, env map[string]string, withoutRoot ...int) *testCluster {
+	t.Helper()
 	dir := t.TempDir()
 	tc := &testCluster{t: t}
 	var replicaPorts []string
@@ -51,6 +57,9 @@ func startCluster(t *testing.T, n int, withoutRoot ...int) *testCluster {
 	for i := range n {
 		cfg := serverConfig{dataDir: filepath.Join(dir, fmt.Sprintf("node-%d", i), "data"), defaultRoot: !slices.Contains(withoutRoot, i),
 			args: []string{"--replica-id", strconv.Itoa(i)}, env: map[string]string{"IGGY_CONFIG_PATH": path}}
+		for k, v := range env {
+			cfg.env[k] = v
+		}
 		if err := os.MkdirAll(filepath.Dir(cfg.dataDir), 0o700); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -9,7 +10,7 @@ import (
 	"github.com/iggygo/iggy/wire"
 )
 
-// covers DEFP-5, DEFP-7, DEFP-8
+// covers DEFP-5, DEFP-7, DEFP-8, DEFP-21, MSG-3, MSG-4, MSG-5, MSG-6
 func TestDeferredPollOverHTTP(t *testing.T) {
 	h := startHTTPServer(t, nil)
 	producer := h.root()
@@ -56,4 +57,28 @@ func TestDeferredPollOverHTTP(t *testing.T) {
 	h.do(t, "GET", "/streams/s/topics/t/consumer-offsets?consumer_id=10&partition_id=0", tok, nil).
 		fails(t, 404, 404, "", "offset after a GET")
 	h.do(t, "GET", path+"&max_wait=11m", tok, nil).ok(t, http.StatusBadRequest, "a wait above 10 minutes")
+
+	// The reply's positions; a continuation of another incarnation is 409.
+	var pos struct {
+		Incarnation  uint64  `json:"incarnation"`
+		Continuation uint64  `json:"continuation"`
+		Checkpoint   *uint64 `json:"checkpoint"`
+	}
+	one := "/streams/s/topics/t/messages/deferred?partition_id=0&consumer_id=10&kind=offset&value=0&count=1&max_wait=0s"
+	h.do(t, "GET", one, tok, nil).ok(t, http.StatusOK, "positions").json(t, &pos)
+	if pos.Incarnation == 0 || pos.Continuation != 1 || pos.Checkpoint == nil || *pos.Checkpoint != 0 {
+		t.Fatalf("positions: %+v", pos)
+	}
+	from := fmt.Sprintf("/streams/s/topics/t/messages/deferred?partition_id=0&consumer_id=10&kind=offset&value=%d&count=10&max_wait=0s&incarnation=%d",
+		pos.Continuation, pos.Incarnation)
+	h.do(t, "GET", from, tok, nil).ok(t, http.StatusOK, "from the continuation").json(t, &pos)
+	if pos.Continuation != 2 || pos.Checkpoint == nil || *pos.Checkpoint != 1 {
+		t.Fatalf("from the continuation: %+v", pos)
+	}
+	h.do(t, "GET", fmt.Sprintf("%s&incarnation=%d", other, pos.Incarnation+1), tok, nil).
+		ok(t, http.StatusConflict, "another incarnation")
+	// HTTP has no grouped fetch: a reader keeps one deferred poll per partition.
+	for _, p := range []string{"grouped", "fetch", "deferred/grouped"} {
+		h.do(t, "GET", "/streams/s/topics/t/messages/"+p, tok, nil).ok(t, http.StatusNotFound, "a grouped fetch path")
+	}
 }

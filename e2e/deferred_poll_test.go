@@ -17,7 +17,7 @@ const deferredSlack = 3 * time.Second
 // from the tick before the poll arrived.
 const deferredTick = 10 * time.Millisecond
 
-// covers DEFP-2, DEFP-4, DEFP-6, DEFP-20
+// covers DEFP-2, DEFP-4, DEFP-6, DEFP-16, DEFP-18, DEFP-20, MSG-3, MSG-4, MSG-5, MSG-6
 func TestDeferredPollOverBinaryTransports(t *testing.T) {
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true, env: map[string]string{
 		"IGGY_WEBSOCKET_ENABLED": "true", "IGGY_WEBSOCKET_ADDRESS": "127.0.0.1:0",
@@ -30,7 +30,11 @@ func TestDeferredPollOverBinaryTransports(t *testing.T) {
 		{client.TransportWebSocket, listeningAddr(t, s, "websocket listening on "), bus.TransportWebSocket},
 		{client.TransportQUIC, listeningAddr(t, s, "quic listening on "), bus.TransportQUIC},
 	} {
-		t.Run(tc.name, func(t *testing.T) { deferredPollScenario(t, s, tc) })
+		t.Run(tc.name, func(t *testing.T) {
+			deferredPollScenario(t, s, tc)
+			pollOptionsScenario(t, s, tc)
+			groupedFetchScenario(t, s, tc)
+		})
 	}
 }
 

@@ -32,11 +32,12 @@ const (
 	rootPassword     = "iggy"
 	requestTimeout   = 10 * time.Second
 	outputBytesMax   = 8 << 20 // captured stdout/stderr per process
-	buildTimeoutNote = "go build ./cmd/iggy-server"
+	buildTimeoutNote = "go build ./cmd/iggy-server ./cmd/iggy"
 )
 
-// serverBin is the server binary built once by TestMain.
-var serverBin string
+// serverBin is the server binary built once by TestMain, cliBin the iggy
+// CLI built beside it.
+var serverBin, cliBin string
 
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
@@ -50,9 +51,10 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	serverBin = filepath.Join(dir, "iggy-server")
+	cliBin = filepath.Join(dir, "iggy")
 	// The debug tag makes unknown IGGY_ variables stop the boot (decisions.md),
 	// which catches a misspelt variable in these tests.
-	build := exec.Command("go", "build", "-tags", "debug", "-o", serverBin, "./cmd/iggy-server")
+	build := exec.Command("go", "build", "-tags", "debug", "-o", dir+"/", "./cmd/iggy-server", "./cmd/iggy")
 	build.Dir = ".."
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

@@ -77,12 +77,20 @@ type jobElided struct {
 	n      int
 }
 
+// readBack is a decoded completion whose bytes were recorded by digest:
+// the replay reads them from the data directory.
+type readBack struct {
+	digest uint64
+	n      int
+}
+
 // decodeInput makes the node.Input of an input record (kind at rec[0],
 // shard at rec[1]); a hand-off comes back as its pair, to be matched.
-func decodeInput(rec []byte) (node.Input, *jobElided, error) {
+func decodeInput(rec []byte) (node.Input, *jobElided, *readBack, error) {
 	r := &reader{b: rec[2:]}
 	var in node.Input
 	var el *jobElided
+	var rb *readBack
 	switch rec[0] {
 	case kindTick:
 		in = node.Tick{Ticks: r.uvarint(), NowMicros: r.uvarint()}
@@ -103,11 +111,13 @@ func decodeInput(rec []byte) (node.Input, *jobElided, error) {
 	case kindPeer:
 		m, err := peerCodec.Decode(r.rest())
 		if err != nil {
-			return nil, nil, fmt.Errorf("peer message: %w", err)
+			return nil, nil, nil, fmt.Errorf("peer message: %w", err)
 		}
 		in = m
 	case kindDone:
-		in = node.Completion(decodeCompletion(r))
+		var c storage.Completion
+		c, rb = decodeCompletion(r)
+		in = node.Completion(c)
 	case kindJob:
 		res := compute.Result{ID: r.uvarint(), Code: uint32(r.uvarint())}
 		if r.byte1() == 1 {
@@ -124,31 +134,38 @@ func decodeInput(rec []byte) (node.Input, *jobElided, error) {
 		}
 		in = node.JobResult(res)
 	default:
-		return nil, nil, fmt.Errorf("record kind %d is no input", rec[0])
+		return nil, nil, nil, fmt.Errorf("record kind %d is no input", rec[0])
 	}
 	if r.err != nil {
-		return nil, nil, fmt.Errorf("record kind %d: %w", rec[0], r.err)
+		return nil, nil, nil, fmt.Errorf("record kind %d: %w", rec[0], r.err)
 	}
-	return in, el, nil
+	return in, el, rb, nil
 }
 
-func decodeCompletion(r *reader) storage.Completion {
+func decodeCompletion(r *reader) (storage.Completion, *readBack) {
 	c := storage.Completion{ID: storage.ReqID(r.uvarint()), Result: storage.Result(r.uvarint())}
 	c.Err = r.str()
 	n := r.uvarint()
 	if n > uint64(len(r.b)) {
 		r.fail("bad entry count")
-		return c
+		return c, nil
 	}
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		e := storage.Entry{Name: r.str(), Size: r.uvarint()}
 		e.IsDir = r.byte1() == 1
 		c.Entries = append(c.Entries, e)
 	}
-	if r.byte1() == 1 {
+	switch r.byte1() {
+	case dataBytes:
 		c.Data = r.rest()
+	case dataDigest:
+		rb := &readBack{digest: r.u64(), n: int(min(r.uvarint(), recordBytesMax+1))}
+		if rb.n > recordBytesMax {
+			r.fail("read recorded by digest too large")
+		}
+		return c, rb
 	}
-	return c
+	return c, nil
 }
 
 func decodeTake(rec []byte) (digests, error) {

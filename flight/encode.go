@@ -36,11 +36,16 @@ func (e *encoder) OnConnClosed(m bus.ConnClosed) {
 	e.scratch = appendUvarint(e.scratch, uint64(m.Conn))
 }
 
-// OnClientFrame copies the frame and redacts the copy: the node gets the
-// frame as sent.
+// OnClientFrame records the frame as it is, straight into the ring, or,
+// when it carries a secret, a redacted copy: the node gets the frame as
+// sent.
 func (e *encoder) OnClientFrame(m bus.ClientFrame) {
 	e.start(kindFrame)
 	e.scratch = appendUvarint(e.scratch, uint64(m.Conn))
+	if !carriesSecret(m.Frame) {
+		e.tail = m.Frame
+		return
+	}
 	at := len(e.scratch)
 	e.scratch = append(e.scratch, m.Frame...)
 	redactFrame(e.scratch[at:])
@@ -75,9 +80,24 @@ func (e *encoder) OnShard(m node.ShardMessage) {
 	e.scratch = append(e.scratch, m.From, m.To)
 }
 
+// OnCompletion records a completion; the bytes of a poll read (noted at
+// the take that asked for it) by their length and digest only, the replay
+// reading them back from the data directory (DESIGN.md "Flight recorder").
 func (e *encoder) OnCompletion(c storage.Completion) {
 	e.start(kindDone)
-	e.scratch = appendCompletion(e.scratch, c)
+	e.scratch = appendCompletionHead(e.scratch, c)
+	switch {
+	case c.Data == nil:
+		e.scratch = append(e.scratch, dataNone)
+	case (*Shard)(e).replyReads.take(c.ID):
+		digest := xxh3.Hash(c.Data)
+		(*Shard)(e).out.read(c.Data, digest)
+		e.scratch = append(e.scratch, dataDigest)
+		e.scratch = appendUvarint(appendU64(e.scratch, digest), uint64(len(c.Data)))
+	default:
+		e.scratch = append(e.scratch, dataBytes)
+		e.tail = c.Data
+	}
 }
 
 // OnJobResult records an argon2 verdict or hash as it is (never the
@@ -99,7 +119,8 @@ func (e *encoder) OnJobResult(r compute.Result) {
 
 var _ node.InputVisitor = (*encoder)(nil)
 
-func appendCompletion(b []byte, c storage.Completion) []byte {
+// appendCompletionHead appends a completion's fields but its data.
+func appendCompletionHead(b []byte, c storage.Completion) []byte {
 	b = appendUvarint(b, uint64(c.ID))
 	b = appendUvarint(b, uint64(c.Result))
 	b = appendStr(b, c.Err)
@@ -109,8 +130,7 @@ func appendCompletion(b []byte, c storage.Completion) []byte {
 		b = appendUvarint(b, en.Size)
 		b = append(b, boolByte(en.IsDir))
 	}
-	b = append(b, boolByte(c.Data != nil))
-	return append(b, c.Data...)
+	return b
 }
 
 func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }

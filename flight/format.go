@@ -13,7 +13,7 @@ import (
 
 // FormatVersion is the dump layout: magic, this version, a JSON header,
 // then records. A reader refuses any other version.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // magic opens every dump.
 const magic = "IGGY-FLIGHT\n"
@@ -46,6 +46,14 @@ const (
 	kindNewKey
 )
 
+// How a completion record carries its data: none, the bytes, or (a poll
+// read) their digest and length.
+const (
+	dataNone uint8 = iota
+	dataBytes
+	dataDigest
+)
+
 // Header describes a dump: who wrote it and from where its window starts.
 type Header struct {
 	Format int    `json:"format"`
@@ -63,6 +71,9 @@ type Header struct {
 	// digests, as the server computed them.
 	Takes uint64 `json:"takes"`
 	Hash  string `json:"hash"`
+	// ReadsByDigest: poll reads are recorded by digest, and the replay
+	// reads their bytes from the server's data directory.
+	ReadsByDigest bool `json:"reads_by_digest"`
 }
 
 // Build names the running binary's build: module version, VCS revision and

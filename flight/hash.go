@@ -3,6 +3,7 @@ package flight
 import (
 	"bytes"
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/zeebo/xxh3"
 
@@ -33,6 +34,23 @@ const (
 	elidedMax = 4
 )
 
+// digestReadsMax bounds the poll reads recorded by digest that one take
+// remembers; past it a reply part is hashed as bytes, alike in the server
+// and in a replay.
+const digestReadsMax = 64
+
+// digestRead is a poll read recorded by digest since the last take: a
+// reply part within its bytes is hashed as the digest and the offset, not
+// hashed again. Sound because the replay steps the node with bytes of the
+// same digest; kept only until the next take, while the server's read
+// buffer is still lent to this Ready (it is given back once its replies are
+// written) and data keeps the replay's alive, so no other bytes can lie
+// there.
+type digestRead struct {
+	data   []byte
+	digest uint64
+}
+
 // elision is a job result the recorder kept out of the trace (a diagnostic
 // ZIP): a reply part that is its data is hashed as its recorded digest.
 type elision struct {
@@ -52,6 +70,8 @@ type outputHash struct {
 	nMinted int
 	elided  [elidedMax]elision
 	nElided int
+	reads   [digestReadsMax]digestRead
+	nReads  int
 }
 
 func newOutputHash() outputHash { return outputHash{h: xxh3.New()} }
@@ -69,8 +89,30 @@ func (o *outputHash) elide(data []byte, digest uint64) {
 	o.nElided++
 }
 
+// read remembers a poll read recorded by digest, until the next take.
+func (o *outputHash) read(data []byte, digest uint64) {
+	if o.nReads < len(o.reads) && len(data) > 0 {
+		o.reads[o.nReads] = digestRead{data: data, digest: digest}
+		o.nReads++
+	}
+}
+
+// inRead finds the remembered read that holds p and p's offset in it.
+func (o *outputHash) inRead(p []byte) (uint64, uint64, bool) {
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(p)))
+	for i := range o.reads[:o.nReads] {
+		r := &o.reads[i]
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(r.data)))
+		if at >= base && at-base+uintptr(len(p)) <= uintptr(len(r.data)) {
+			return r.digest, uint64(at - base), true
+		}
+	}
+	return 0, 0, false
+}
+
 // take digests r.
 func (o *outputHash) take(r *node.Ready) digests {
+	defer o.forgetReads()
 	var d digests
 	o.h.Reset()
 	for _, rep := range r.Replies {
@@ -135,6 +177,11 @@ func (o *outputHash) take(r *node.Ready) digests {
 	return d
 }
 
+func (o *outputHash) forgetReads() {
+	clear(o.reads[:o.nReads])
+	o.nReads = 0
+}
+
 // next ends one class's digest and starts the next.
 func (o *outputHash) next() uint64 {
 	s := o.h.Sum64()
@@ -153,6 +200,11 @@ func (o *outputHash) part(p []byte) {
 				return
 			}
 		}
+	}
+	if digest, off, ok := o.inRead(p); ok {
+		o.u64(digest)
+		o.u64(off)
+		return
 	}
 	for i := 0; i < min(o.nMinted, mintedMax); i++ {
 		t := o.minted[i]

@@ -7,6 +7,7 @@ import (
 
 	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/io/compute"
+	"github.com/iggygo/iggy/io/storage"
 )
 
 // RingBytesMin bounds the ring from below: smaller rings hold too little
@@ -26,21 +27,42 @@ type Recorder struct {
 	build  string
 	takes  uint64
 	hash   uint64
+	// readData: poll reads are recorded with their bytes, not by digest
+	// (a self-contained dump, bigger and dearer).
+	readData bool
 }
 
-// NewRecorder makes a recorder with a ring of ringBytes, allocated now.
-// cfg is shard 0's node configuration (the replay builds its nodes from
-// it: it holds no secret, the root password is already a hash).
-func NewRecorder(ringBytes int, cfg node.Config, shards int) *Recorder {
-	cfg.Marks = nil
-	return &Recorder{ring: newRing(max(ringBytes, RingBytesMin)), cfg: cfg, shards: shards, build: Build()}
+// Config sizes a recorder.
+type Config struct {
+	RingBytes int
+	// Node is shard 0's node configuration (the replay builds its nodes
+	// from it: it holds no secret, the root password is already a hash).
+	Node   node.Config
+	Shards int
+	// ReadData records the bytes of the disk reads that serve polls
+	// instead of their digest; a replay then needs no data directory.
+	ReadData bool
 }
 
-// put appends records (each already encoded) under the lock.
-func (r *Recorder) put(recs ...[]byte) {
+// NewRecorder makes a recorder with its ring, allocated now.
+func NewRecorder(c Config) *Recorder {
+	c.Node.Marks = nil
+	return &Recorder{ring: newRing(max(c.RingBytes, RingBytesMin)), cfg: c.Node, shards: c.Shards,
+		build: Build(), readData: c.ReadData}
+}
+
+// put appends one record, its head then its tail, under the lock.
+func (r *Recorder) put(head, tail []byte) {
+	r.mu.Lock()
+	r.ring.put(head, tail)
+	r.mu.Unlock()
+}
+
+// putAll appends records (each already encoded) under the lock.
+func (r *Recorder) putAll(recs [][]byte) {
 	r.mu.Lock()
 	for _, rec := range recs {
-		r.ring.put(rec)
+		r.ring.put(rec, nil)
 	}
 	r.mu.Unlock()
 }
@@ -51,7 +73,7 @@ func (r *Recorder) Dump(w io.Writer, reason string) error {
 	h := Header{
 		Build: r.build, Reason: reason, Shards: r.shards, Config: r.cfg,
 		FromBoot: r.ring.evicted == 0, Evicted: r.ring.evicted, Records: r.ring.records,
-		Takes: r.takes, Hash: fmt.Sprintf("%016x", r.hash),
+		Takes: r.takes, Hash: fmt.Sprintf("%016x", r.hash), ReadsByDigest: !r.readData,
 	}
 	body := r.ring.contents()
 	r.mu.Unlock()
@@ -72,15 +94,21 @@ const snapshotJobsMax = 8
 // own, and Crypto wraps the node's node.Crypto so that its answers are
 // recorded. Not safe for concurrent use: the shard's loop calls it.
 type Shard struct {
-	rec     *Recorder
-	id      uint8
-	scratch []byte   // the record being built
+	rec *Recorder
+	id  uint8
+	// scratch holds the fields of the record being built; tail, when set,
+	// its bulk (a frame, a read's bytes), which goes into the ring without
+	// a copy of its own.
+	scratch []byte
+	tail    []byte
 	answers [][]byte // crypto answers of the input being stepped
 	answerN int
 	out     outputHash
 	// snapshotJobs are the ids of diagnostic-archive jobs in flight:
 	// their results are elided (the ZIP may hold a previous dump).
 	snapshotJobs [snapshotJobsMax]uint64
+	// replyReads are the poll reads in flight, recorded by digest.
+	replyReads readSet
 }
 
 // answersMax bounds the crypto calls one input may make that are recorded.
@@ -98,22 +126,24 @@ func (r *Recorder) Shard(id uint8) *Shard {
 // Boot records n.Boot() and boots n.
 func (s *Shard) Boot(n *node.Node) {
 	s.scratch = append(s.scratch[:0], kindBoot, s.id)
-	s.rec.put(s.scratch)
+	s.rec.put(s.scratch, nil)
 	n.Boot()
 }
 
-// Step records in (before the node may patch its buffers) and steps it.
+// Step records in, before the node may patch its buffers, and steps it.
+// The crypto answers the step asked for are recorded after it: records of
+// other shards may come between (the replay waits for the shard's next
+// record before it steps the input).
 func (s *Shard) Step(n *node.Node, in node.Input) {
-	s.scratch = append(s.scratch[:0], 0, s.id)
+	s.scratch, s.tail = append(s.scratch[:0], 0, s.id), nil
 	in.Visit((*encoder)(s))
+	s.rec.put(s.scratch, s.tail)
+	s.tail = nil
 	s.answerN = 0
 	n.Step(in)
-	s.rec.mu.Lock()
-	s.rec.ring.put(s.scratch)
-	for _, a := range s.answers[:s.answerN] {
-		s.rec.ring.put(a)
+	if s.answerN > 0 {
+		s.rec.putAll(s.answers[:s.answerN])
 	}
-	s.rec.mu.Unlock()
 }
 
 // Take takes n's Ready and records its digests.
@@ -121,13 +151,27 @@ func (s *Shard) Take(n *node.Node) node.Ready {
 	r := n.TakeReady()
 	d := s.out.take(&r)
 	s.noteSnapshotJobs(r.Compute)
+	s.noteReplyReads(r.Disk)
 	s.scratch = appendTake(s.scratch[:0], s.id, d)
 	s.rec.mu.Lock()
-	s.rec.ring.put(s.scratch)
+	s.rec.ring.put(s.scratch, nil)
 	s.rec.takes++
 	s.rec.hash = fold(s.rec.hash, d)
 	s.rec.mu.Unlock()
 	return r
+}
+
+// noteReplyReads remembers the reads whose bytes only serve polls: their
+// completions are recorded by digest unless the recorder keeps read data.
+func (s *Shard) noteReplyReads(reqs []storage.Request) {
+	if s.rec.readData {
+		return
+	}
+	for i := range reqs {
+		if q := &reqs[i]; q.Op == storage.OpRead && q.ReplyOnly {
+			s.replyReads.add(q.ID) // full: recorded with its bytes
+		}
+	}
 }
 
 func (s *Shard) noteSnapshotJobs(jobs []compute.Request) {
@@ -206,4 +250,35 @@ func (s *Shard) answer(kind uint8, n uint64, v string) {
 	b = append(b, v...)
 	s.answers[s.answerN] = b
 	s.answerN++
+}
+
+// replyReadsMax bounds the poll reads a shard remembers while they run
+// (the node has at most pollsInFlightMax polls, each with one read out).
+// A read past it is recorded with its bytes: faithful, only bigger.
+const replyReadsMax = 4096
+
+// readSet is a bounded set of request ids, scanned linearly: a shard has
+// few reads out at a time.
+type readSet struct {
+	ids [replyReadsMax]storage.ReqID
+	n   int
+}
+
+func (r *readSet) add(id storage.ReqID) {
+	if r.n < len(r.ids) {
+		r.ids[r.n] = id
+		r.n++
+	}
+}
+
+// take reports (and forgets) whether id is in the set.
+func (r *readSet) take(id storage.ReqID) bool {
+	for i := range r.ids[:r.n] {
+		if r.ids[i] == id {
+			r.n--
+			r.ids[i] = r.ids[r.n]
+			return true
+		}
+	}
+	return false
 }

@@ -19,10 +19,10 @@ const standIn = 'x'
 // node would refuse the frame; the reply's echo of it then differs from the
 // server's, which the replay reports (Go SDKs send no stamp).
 func redactFrame(frame []byte) {
-	h, verdict := wire.DecodeRequestHeader(frame)
-	if verdict == wire.VerdictClose || len(frame) <= wire.HeaderSize {
+	if !carriesSecret(frame) {
 		return
 	}
+	h, _ := wire.DecodeRequestHeader(frame)
 	body := frame[wire.HeaderSize:]
 	stamped := !h.RequestChecksum.IsZero() && wire.RequestChecksumValid(h, body)
 	var hit bool
@@ -41,6 +41,21 @@ func redactFrame(frame []byte) {
 		binary.LittleEndian.PutUint64(frame[requestChecksumOffset:], sum.Lo)
 		binary.LittleEndian.PutUint64(frame[requestChecksumOffset+8:], sum.Hi)
 	}
+}
+
+// carriesSecret reports whether a request frame is of a kind that may
+// carry a password, a token or a stream key: redactFrame's kinds (the
+// others are recorded as they are, without a copy).
+func carriesSecret(frame []byte) bool {
+	h, verdict := wire.DecodeRequestHeader(frame)
+	if verdict == wire.VerdictClose || len(frame) <= wire.HeaderSize {
+		return false
+	}
+	switch h.Operation {
+	case wire.OpRegister, wire.OpCreateUser, wire.OpChangePassword, wire.OpCreateStream:
+		return true
+	}
+	return false
 }
 
 // redactStreamKey overwrites the value of a CreateStream's encryption_key

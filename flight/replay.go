@@ -5,9 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/io/bus"
+	"github.com/iggygo/iggy/io/storage"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -21,6 +27,18 @@ type Options struct {
 	Check bool
 	// Force replays a dump of another build.
 	Force bool
+	// DataDir is the server's data directory, or a copy of it: where a
+	// dump that records poll reads by digest has their bytes read back.
+	DataDir string
+	// Clients, when set, sees every client frame stepped and every reply
+	// taken (package flight/clients rebuilds the clients' history from them).
+	Clients ClientObserver
+}
+
+// ClientObserver watches a replayed node's conversation with its clients.
+type ClientObserver interface {
+	Frame(bus.ClientFrame)
+	Reply(bus.Reply)
 }
 
 // Result is what a replay found.
@@ -52,7 +70,14 @@ type pending struct {
 	in    node.Input
 	shard uint8
 	el    *jobElided
+	read  *readBack
 	kind  uint8
+}
+
+// readKey names one of a replayed node's disk reads.
+type readKey struct {
+	shard uint8
+	id    storage.ReqID
 }
 
 type replayer struct {
@@ -63,7 +88,8 @@ type replayer struct {
 	crypto   []*replayCrypto
 	handOffs []node.ShardMessage
 	hash     uint64
-	pend     *pending
+	pend     []*pending // by shard: an input waits for its shard's next record
+	reads    map[readKey]storage.Request
 	check    *checker
 }
 
@@ -107,6 +133,8 @@ func (rp *replayer) start(h Header) {
 		rp.nodes = append(rp.nodes, node.New(cfg, c))
 		rp.out = append(rp.out, newOutputHash())
 	}
+	rp.pend = make([]*pending, h.Shards)
+	rp.reads = make(map[readKey]storage.Request)
 	if rp.o.Check {
 		rp.check = newChecker()
 	}
@@ -117,8 +145,10 @@ func (rp *replayer) run(br *bufio.Reader) error {
 	for n := 1; ; n++ {
 		rec, err := readRecord(br, buf)
 		if errors.Is(err, io.EOF) {
-			if err := rp.flush(); err != nil {
-				return err
+			for shard := range rp.pend {
+				if err := rp.flush(uint8(shard)); err != nil {
+					return err
+				}
 			}
 			rp.res.Complete = rp.o.Until == 0 || rp.res.Inputs < rp.o.Until
 			return nil
@@ -133,26 +163,26 @@ func (rp *replayer) run(br *bufio.Reader) error {
 		if err := rp.record(rec); err != nil {
 			return fmt.Errorf("record %d: %w", n, err)
 		}
-		if rp.o.Until > 0 && rp.res.Inputs >= rp.o.Until && rp.pend == nil {
+		if rp.until() {
 			return nil
 		}
 	}
 }
 
+// until reports whether the replay stepped the inputs it was asked to.
+func (rp *replayer) until() bool { return rp.o.Until > 0 && rp.res.Inputs >= rp.o.Until }
+
 func (rp *replayer) record(rec []byte) error {
 	kind, shard := rec[0], rec[1]
 	if kind == kindMint || kind == kindHashToken || kind == kindRandom || kind == kindNewKey {
-		if rp.pend == nil || rp.pend.shard != shard {
+		if rp.pend[shard] == nil {
 			return fmt.Errorf("a token answer of shard %d follows no input of that shard", shard)
 		}
 		rp.crypto[shard].queue(rec)
 		return nil
 	}
-	if err := rp.flush(); err != nil {
+	if err := rp.flush(shard); err != nil || rp.until() {
 		return err
-	}
-	if rp.o.Until > 0 && rp.res.Inputs >= rp.o.Until {
-		return nil
 	}
 	switch kind {
 	case kindBoot:
@@ -168,25 +198,33 @@ func (rp *replayer) record(rec []byte) error {
 		if !ok {
 			return fmt.Errorf("hand-off %d->%d: none pending in the replay", rec[2], rec[3])
 		}
-		rp.pend = &pending{in: m, shard: shard, kind: kind}
+		rp.pend[shard] = &pending{in: m, shard: shard, kind: kind}
 		return nil
 	}
-	in, el, err := decodeInput(rec)
+	in, el, rb, err := decodeInput(rec)
 	if err != nil {
 		return err
 	}
-	rp.pend = &pending{in: in, shard: shard, el: el, kind: kind}
+	rp.pend[shard] = &pending{in: in, shard: shard, el: el, read: rb, kind: kind}
 	return nil
 }
 
-// flush steps the pending input, its token answers queued.
-func (rp *replayer) flush() error {
-	p := rp.pend
+// flush steps shard's pending input, its token answers queued.
+func (rp *replayer) flush(shard uint8) error {
+	p := rp.pend[shard]
 	if p == nil {
 		return nil
 	}
-	rp.pend = nil
+	rp.pend[shard] = nil
 	rp.res.Inputs++
+	if c, ok := p.in.(node.Completion); ok && p.read == nil {
+		delete(rp.reads, readKey{p.shard, c.ID}) // recorded with its bytes
+	}
+	if p.read != nil {
+		if err := rp.readBack(p); err != nil {
+			return fmt.Errorf("input %d (shard %d): %w", rp.res.Inputs, p.shard, err)
+		}
+	}
 	if rp.o.Print != nil {
 		rp.printf("#%d shard %d %s\n", rp.res.Inputs, p.shard, describeInput(p.in))
 	}
@@ -205,7 +243,50 @@ func (rp *replayer) flush() error {
 	if rp.check != nil {
 		rp.check.input(p.shard, p.in)
 	}
+	if f, ok := p.in.(node.ClientFrame); ok && rp.o.Clients != nil {
+		rp.o.Clients.Frame(bus.ClientFrame(f))
+	}
 	return nil
+}
+
+// readBack gives a poll read recorded by digest the bytes the server read:
+// the replayed node asked for the same file and offset, and the data
+// directory must still hold the same bytes there (the digest says so).
+func (rp *replayer) readBack(p *pending) error {
+	c := storage.Completion(p.in.(node.Completion))
+	k := readKey{p.shard, c.ID}
+	q, ok := rp.reads[k]
+	if !ok {
+		return fmt.Errorf("disk completion %d: recorded by digest, but the replay asked for no such read", c.ID)
+	}
+	delete(rp.reads, k)
+	if rp.o.DataDir == "" {
+		return fmt.Errorf("the dump records poll reads by digest: replay it with the server's data directory (-data DIR), or record with debug.flight_recorder.record_read_data = true")
+	}
+	data, err := readAt(filepath.Join(rp.o.DataDir, filepath.FromSlash(q.File)), q.Offset, p.read.n)
+	if err == nil && xxh3.Hash(data) != p.read.digest {
+		err = errors.New("the data directory holds other bytes there than the server read (changed or deleted since?)")
+	}
+	if err != nil {
+		return fmt.Errorf("read back %d bytes of %s at %d: %w", p.read.n, q.File, q.Offset, err)
+	}
+	c.Data = data
+	p.in = node.Completion(c)
+	rp.out[p.shard].read(data, p.read.digest)
+	return nil
+}
+
+func readAt(path string, off uint64, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data := make([]byte, n)
+	if _, err := f.ReadAt(data, int64(off)); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 func (rp *replayer) take(rec []byte) error {
@@ -222,12 +303,22 @@ func (rp *replayer) take(rec []byte) error {
 	got := rp.out[shard].take(&r)
 	rp.hash = fold(rp.hash, got)
 	rp.handOffs = append(rp.handOffs, r.Shards...)
+	for i := range r.Disk {
+		if q := &r.Disk[i]; q.Op == storage.OpRead && q.ReplyOnly {
+			rp.reads[readKey{shard, q.ID}] = storage.Request{File: q.File, Offset: q.Offset}
+		}
+	}
 	if rp.o.Print != nil {
 		printReady(rp.o.Print, shard, &r)
 	}
 	if rp.check != nil {
 		if err := rp.check.ready(shard, &r); err != nil {
 			return fmt.Errorf("take %d (shard %d, after input %d): check: %w", rp.res.Takes, shard, rp.res.Inputs, err)
+		}
+	}
+	for _, rep := range r.Replies {
+		if rp.o.Clients != nil {
+			rp.o.Clients.Reply(rep)
 		}
 	}
 	for c := range got {

@@ -18,10 +18,12 @@ type ring struct {
 
 func newRing(sizeBytes int) ring { return ring{buf: make([]byte, sizeBytes)} }
 
-// put appends one record. A record larger than the whole ring evicts
-// everything and is dropped itself (counted as evicted).
-func (r *ring) put(rec []byte) {
-	need := uint64(recordPrefixBytes + len(rec))
+// put appends one record, head then tail (a frame or a read put without
+// a copy of its own). A record larger than the whole ring evicts everything
+// and is dropped itself (counted as evicted).
+func (r *ring) put(head, tail []byte) {
+	n := len(head) + len(tail)
+	need := uint64(recordPrefixBytes + n)
 	if need > uint64(len(r.buf)) {
 		r.evicted += r.records + 1
 		r.tail, r.records = r.head, 0
@@ -33,9 +35,10 @@ func (r *ring) put(rec []byte) {
 		r.evicted++
 	}
 	var pre [recordPrefixBytes]byte
-	binary.LittleEndian.PutUint32(pre[:], uint32(len(rec)))
+	binary.LittleEndian.PutUint32(pre[:], uint32(n))
 	r.write(pre[:])
-	r.write(rec)
+	r.write(head)
+	r.write(tail)
 	r.records++
 }
 

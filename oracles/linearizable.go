@@ -14,9 +14,16 @@ import (
 // indefinite operations, so histories stay near a thousand operations.
 const PartitionOpsMax = 1000
 
-// checkTimeout stops a pathological search; a timeout is reported as a
-// failure, not as success.
-const checkTimeout = 60 * time.Second
+// checkTimeout bounds the search of one partition's history. Porcupine's
+// search is exponential in the operations pending at once (indefinite
+// appends under crashes), so a rare history of under a hundred operations
+// can take minutes (swarm seed 904612166: 87 operations, over 60 s). A
+// timeout proves nothing either way: the partition is reported unchecked
+// (Unknown, and the simulator's mark oracle.porcupine.timed_out), the
+// other partitions are still checked, and the run does not fail. A sweep
+// stays bounded in time, and how often a check was cut is counted rather
+// than hidden.
+const checkTimeout = 10 * time.Second
 
 // losable is an append acknowledged under durability none that a failed
 // write of its partition may have dropped (lostToWriteFault).
@@ -102,7 +109,9 @@ func readMatches(l *plog, r *Read) bool {
 // LinearizabilityStats says how much a check covered.
 type LinearizabilityStats struct {
 	// Failed is the partition whose history is not linearizable.
-	Failed     *PartKey
+	Failed *PartKey
+	// Unknown are the partitions whose check timed out (checkTimeout).
+	Unknown    []PartKey
 	Partitions int
 	Ops        int
 	Reads      int // reads that returned at least one message
@@ -150,8 +159,7 @@ func CheckLinearizable(h *History) (LinearizabilityStats, error) {
 			st.Elapsed, st.Failed = time.Since(start), &k
 			return st, fmt.Errorf("partition %s/%s/%d: history of %d operations is not linearizable", k.Stream, k.Topic, k.Partition, len(ops))
 		case porcupine.Unknown:
-			st.Elapsed = time.Since(start)
-			return st, fmt.Errorf("partition %s/%s/%d: check of %d operations timed out after %v", k.Stream, k.Topic, k.Partition, len(ops), checkTimeout)
+			st.Unknown = append(st.Unknown, k)
 		}
 	}
 	st.Elapsed = time.Since(start)

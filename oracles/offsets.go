@@ -27,7 +27,7 @@ func CheckOffsets(h *History) error {
 	if err := checkAcknowledged(h); err != nil {
 		return err
 	}
-	return checkNoReuse(h)
+	return CheckNoReuse(h)
 }
 
 type batchKey struct {

@@ -265,7 +265,7 @@ func TestNoReuseOfAcknowledgedOffsets(t *testing.T) {
 			Crashes: []Crash{{Kind: tc.crash, At: 4}},
 			Damages: tc.damages,
 		}
-		if err := checkNoReuse(h); (err == nil) != tc.ok {
+		if err := CheckNoReuse(h); (err == nil) != tc.ok {
 			t.Fatalf("%s: err = %v, want ok=%t", tc.name, err, tc.ok)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 // offset a bounded damage lost: the read-back went on after it.
 var Lost = Msg{Batch: ^uint64(0), Index: ^uint32(0)}
 
-// checkNoReuse: no offset is acknowledged for two different batches while
+// CheckNoReuse: no offset is acknowledged for two different batches while
 // the first acknowledgement still holds (issue 11: a restart after a
 // sealed segment was truncated at rest acknowledged new sends at offsets
 // already acknowledged). The first one no longer holds after a crash its
@@ -18,7 +18,7 @@ var Lost = Msg{Batch: ^uint64(0), Index: ^uint32(0)}
 // (bit rot in the last segment: its only copy is gone, and the tail is cut).
 // Durability none promises nothing past the queue, not even without a
 // crash (a failed write drops it), so its acknowledgements are not held.
-func checkNoReuse(h *History) error {
+func CheckNoReuse(h *History) error {
 	byPart := map[PartKey][]*Append{}
 	for _, a := range h.Appends {
 		if a.Outcome == OutcomeOK && a.Count > 0 && a.Policy != DurabilityNone {

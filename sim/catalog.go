@@ -38,6 +38,9 @@ type partInfo struct {
 	ops     int    // history operations recorded (bounded by PartitionOpsMax)
 	highest uint64 // the highest current offset a reply reported
 	known   bool   // highest is set
+	// incarnation is the last a deferred poll's reply reported; later
+	// deferred polls send it, as a continuation does (MSG-6).
+	incarnation uint64
 }
 
 func newCatalog() *catalog { return &catalog{parts: map[oracles.PartKey]*partInfo{}} }

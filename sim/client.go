@@ -316,7 +316,20 @@ func (w *World) evicted(c *client, frame []byte) {
 		w.fail("session", fmt.Sprintf("client %d evicted as session too low on its newest session %d (replica %d)", c.idx, c.session, c.link.host.idx))
 		return
 	}
-	if a := c.att; a != nil {
+	if a := c.att; a != nil && a.delivered && !a.resolved && e.Reason == wire.EvictStaleClient {
+		// The node was still serving this connection's request: it was
+		// not silent (lite seed 904612408).
+		w.fail("session", fmt.Sprintf("client %d evicted as stale with its request in flight (%v, sent at tick %d)", c.idx, a.op, a.sentTick))
+		return
+	}
+	switch a := c.att; {
+	case a != nil && a.delivered && (a.app != nil || a.store != nil):
+		// The node took the write before it ended the session (a lease
+		// that ran out while the write waited its turn): it may still
+		// commit, handed to its partition's shard, so it stays unknown.
+		w.marks.Hit("sim.write.evicted_in_flight")
+		a.resolved = true
+	case a != nil:
 		// A read or metadata request that an eviction ended got no answer:
 		// it tells the oracles nothing (it may have been applied).
 		w.settle(a, wire.Unauthenticated, nil, a.app == nil && a.store == nil)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/iggygo/iggy/core/node"
@@ -108,7 +109,10 @@ func (w *World) convergedErr() error {
 	for i := range finals { // the digests last: each encodes a whole image
 		finals[i].Digest = w.hosts[finals[i].Replica].node.MetadataDigest()
 	}
-	return oracles.CheckConverged(finals)
+	if err := oracles.CheckConverged(finals); err != nil {
+		return err
+	}
+	return w.placementErr()
 }
 
 // partitionGroupsConverged: every live replica runs the same partition
@@ -116,25 +120,25 @@ func (w *World) convergedErr() error {
 // the state, and its every op's checksum was compared as applied).
 func (w *World) partitionGroupsConverged() error {
 	byGroup := map[oracles.GroupKey][]oracles.Final{}
+	members := map[oracles.GroupKey][]uint8{}
 	var keys []oracles.GroupKey
-	live := 0
 	for _, h := range w.hosts {
 		if h.retired {
 			continue
 		}
-		live++
 		for _, g := range h.node.Groups()[1:] {
 			k := groupKey(g.Group)
 			if _, ok := byGroup[k]; !ok {
 				keys = append(keys, k)
+				members[k] = g.Members
 			}
 			byGroup[k] = append(byGroup[k], oracles.Final{Replica: h.idx, Normal: g.Status == vsr.StatusNormal, View: g.View,
 				Op: g.Op, Commit: g.Commit, Applied: g.Applied, Checksum: g.AppliedChecksum})
 		}
 	}
 	for _, k := range keys {
-		if len(byGroup[k]) != live {
-			return fmt.Errorf("partition group %v: %d of %d live replicas run it", k, len(byGroup[k]), live)
+		if want := w.liveMembers(members[k]); len(byGroup[k]) != want {
+			return fmt.Errorf("partition group %v: %d of %d live members run it", k, len(byGroup[k]), want)
 		}
 		if err := oracles.CheckConverged(byGroup[k]); err != nil {
 			return fmt.Errorf("partition group %v: %w", k, err)
@@ -175,4 +179,16 @@ func (w *World) replicaStates() string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// liveMembers counts the replicas of members (nil: every replica) that
+// are not retired.
+func (w *World) liveMembers(members []uint8) int {
+	n := 0
+	for _, h := range w.hosts {
+		if !h.retired && (members == nil || slices.Contains(members, uint8(h.idx))) {
+			n++
+		}
+	}
+	return n
 }

@@ -27,6 +27,13 @@ const (
 	markDeferredFilled  = "sim.defer.filled"
 	markDeferredRefused = "sim.defer.capacity_refused"
 	markDeferredTimed   = "sim.defer.late_checked"
+	// Positions (MSG-3..6): checked in replies with and without messages,
+	// and a remembered incarnation sent and refused (its partition was
+	// deleted and created again).
+	markPositionsMessages  = "sim.poll.positions_with_messages"
+	markPositionsEmpty     = "sim.poll.positions_empty"
+	markIncarnationSent    = "sim.poll.incarnation_sent"
+	markIncarnationRefused = "sim.poll.incarnation_refused"
 )
 
 // The deferred poll marks a sweep must hit: polls parked, woken by data and
@@ -34,16 +41,18 @@ const (
 // and filled, and judged for lateness after heal. A replica set's sweep
 // rarely wakes one by data (its polls read through the group first).
 var (
-	deferredRequired = []string{"node.defer.parked", "node.defer.woken_by_data", "node.defer.woken_by_timeout",
-		"node.defer.capacity_refused", markDeferredShort, markDeferredFilled, markDeferredRefused, markDeferredTimed}
+	deferredRequired = append([]string{"node.defer.parked", "node.defer.woken_by_data", "node.defer.woken_by_timeout",
+		"node.defer.capacity_refused", markDeferredShort, markDeferredFilled, markDeferredRefused, markDeferredTimed,
+		markPositionsMessages, markPositionsEmpty, markIncarnationSent}, groupedRequired...)
 	deferredClusterRequired = []string{"node.defer.parked", "node.defer.woken_by_timeout", markDeferredShort,
-		markDeferredFilled, markDeferredTimed}
+		markDeferredFilled, markDeferredTimed, markPositionsMessages, markPositionsEmpty}
 )
 
 // deferredAsk is what a deferred poll asked for.
 type deferredAsk struct {
-	waitTicks uint64
-	minCount  uint32
+	waitTicks   uint64
+	minCount    uint32
+	incarnation uint64 // 0: unchecked
 }
 
 // maybeDeferred turns a poll by offset into a deferred poll one time in
@@ -53,19 +62,50 @@ func (w *World) maybeDeferred(o *op, q wire.PollMessagesRequest) {
 		o.body = encode(q.Encode)
 		return
 	}
-	o.deferred = &deferredAsk{waitTicks: 1 + w.rng.Uint64N(deferredWaitTicksMax), minCount: 1 + w.rng.Uint32N(o.count)}
+	o.deferred = &deferredAsk{waitTicks: 1 + w.rng.Uint64N(deferredWaitTicksMax), minCount: 1 + w.rng.Uint32N(o.count),
+		incarnation: w.catalog.part(o.part).incarnation}
 	o.code = wire.CmdDeferredPoll
 	o.body = encode(wire.DeferredPollRequest{Poll: q, WaitMicros: o.deferred.waitTicks * tickMicros,
-		MinCount: o.deferred.minCount}.Encode)
+		MinCount: o.deferred.minCount, Incarnation: o.deferred.incarnation}.Encode)
+	w.maybeGrouped(o, q)
 }
 
 // finalDeferred makes the read-back's polls deferred polls with a short
 // wait: the last, empty one of each partition parks and is answered when
 // its wait runs out, after heal, where the oracle's lateness bound holds.
 func (w *World) finalDeferred(o *op, q wire.PollMessagesRequest) {
-	o.deferred = &deferredAsk{waitTicks: finalWaitTicks, minCount: 1}
+	o.deferred = &deferredAsk{waitTicks: finalWaitTicks, minCount: 1, incarnation: w.catalog.part(o.part).incarnation}
 	o.code = wire.CmdDeferredPoll
-	o.body = encode(wire.DeferredPollRequest{Poll: q, WaitMicros: finalWaitTicks * tickMicros, MinCount: 1}.Encode)
+	o.body = encode(wire.DeferredPollRequest{Poll: q, WaitMicros: finalWaitTicks * tickMicros, MinCount: 1,
+		Incarnation: o.deferred.incarnation}.Encode)
+}
+
+// checkPositions is the positions oracle (MSG-3..6): a reply to a poll
+// that sent an incarnation is of that incarnation, never another; its
+// checkpoint is its last message (none without), and its continuation
+// the offset after it, or the offset asked for when it holds none.
+func (w *World) checkPositions(o *op, r *oracles.Read, pos wire.PollPositions) error {
+	d := o.deferred
+	if d.incarnation != 0 {
+		w.marks.Hit(markIncarnationSent)
+	}
+	switch {
+	case pos.Incarnation == 0 || d.incarnation != 0 && pos.Incarnation != d.incarnation:
+		return fmt.Errorf("asked for incarnation %d, answered from %d", d.incarnation, pos.Incarnation)
+	case len(r.Msgs) > 0:
+		w.marks.Hit(markPositionsMessages)
+		last := r.First + uint64(len(r.Msgs)) - 1
+		if pos.Checkpoint != last || pos.Continuation != last+1 {
+			return fmt.Errorf("last offset %d, checkpoint %d, continuation %d", last, pos.Checkpoint, pos.Continuation)
+		}
+	default:
+		w.marks.Hit(markPositionsEmpty)
+		if pos.Checkpoint != wire.NoCheckpoint || o.kind == opPoll && pos.Continuation != o.offset {
+			return fmt.Errorf("no message from offset %d, checkpoint %d, continuation %d", o.offset, pos.Checkpoint, pos.Continuation)
+		}
+	}
+	w.catalog.part(o.part).incarnation = pos.Incarnation
+	return nil
 }
 
 // checkDeferred is the deferred poll oracle: a reply with fewer than
@@ -73,16 +113,16 @@ func (w *World) finalDeferred(o *op, q wire.PollMessagesRequest) {
 // early only when enough arrived), and once faults have healed no later
 // than the wait plus deferredLateTicks. The read itself is judged like
 // every poll (consecutive offsets, each message once, linearizable).
-func (w *World) checkDeferred(a *attempt, o *op, r *oracles.Read) {
+func (w *World) checkDeferred(a *attempt, o *op, got int) {
 	d := o.deferred
 	elapsed := w.tick - a.sentTick
-	if uint32(len(r.Msgs)) >= min(d.minCount, o.count) {
+	if uint32(got) >= min(d.minCount, o.count) {
 		w.marks.Hit(markDeferredFilled)
 	} else {
 		w.marks.Hit(markDeferredShort)
 		if elapsed < d.waitTicks {
 			w.fail("deferred", fmt.Sprintf("%s: %d of min_count %d after %d ticks of a %d-tick wait",
-				o, len(r.Msgs), d.minCount, elapsed, d.waitTicks))
+				o, got, d.minCount, elapsed, d.waitTicks))
 			return
 		}
 	}

@@ -141,6 +141,13 @@ type Knobs struct {
 	PollOtherPercent, GroupPercent, ReconnectPercent int
 	// Long: a long run (long.go), storms and calms for FaultTicks.
 	Long bool
+
+	// Placement of a replica set (placement.go): the replication_factor
+	// the workload's topics set (0: the default, every replica) and, with
+	// WithRacks, each replica's rack.
+	ReplicationFactor int
+	WithRacks         bool
+	Racks             [replicasMax]uint8
 }
 
 // Workload versions (Knobs.Workload).
@@ -193,6 +200,9 @@ func DrawWorkload(seed uint64, p Profile, v int) Knobs {
 	k.Workload = WorkloadLegacy
 	if v >= WorkloadHeavy {
 		heavier(r, &k)
+	}
+	if p == ProfileCluster && v >= WorkloadHeavy {
+		drawPlacement(r, &k) // last: the earlier knobs of a seed stay as they were
 	}
 	return k
 }
@@ -359,6 +369,9 @@ func (k Knobs) String() string {
 	if k.Workload >= WorkloadHeavy {
 		fmt.Fprintf(&b, " poll_other_percent=%d group_percent=%d reconnect_percent=%d",
 			k.PollOtherPercent, k.GroupPercent, k.ReconnectPercent)
+	}
+	if k.ReplicationFactor > 0 || k.WithRacks {
+		fmt.Fprintf(&b, " replication_factor=%d racks=%s", k.ReplicationFactor, racksField(k.rackList()))
 	}
 	return b.String()
 }

@@ -58,6 +58,9 @@ type op struct {
 	final  bool   // part of the read-back after heal
 	// deferred is set for a deferred poll (106) of kind opPoll (deferred.go).
 	deferred *deferredAsk
+	// fetch is set for a grouped fetch (109), a deferred poll of several
+	// partitions of the topic (grouped.go).
+	fetch *fetchAsk
 
 	stream, name string // creates
 	partitions   uint32
@@ -172,6 +175,9 @@ func outcomeOf(status wire.Code) oracles.Outcome {
 // failure that comes after an append).
 func (w *World) settleSend(a *attempt, status wire.Code, payload []byte) {
 	o := a.op
+	if w.producerSettled(a, status, payload) {
+		return
+	}
 	if status == wire.TransientNotCommitted {
 		// Proposed in a partition's group, then the replica lost its
 		// primacy: the append may still commit, so it stays indefinite.

@@ -73,6 +73,15 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 		w.marks.Hit(markDeferredRefused)
 		return
 	}
+	if o.fetch != nil && status == wire.OK {
+		w.settleFetch(a, o, payload)
+		return
+	}
+	if status == wire.PartitionIncarnationMismatch && o.deferred != nil && o.deferred.incarnation != 0 {
+		w.marks.Hit(markIncarnationRefused)
+		w.catalog.part(o.part).incarnation = 0 // the next deferred poll learns the new one
+		return
+	}
 	if o.kind == opGroupPoll && groupRefusal(status) {
 		w.marks.Hit(fmt.Sprintf("sim.workload.group_poll_refused_%d", uint32(status)))
 		return
@@ -81,21 +90,30 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 		w.unexpected(o, status)
 		return
 	}
+	var pos wire.PollPositions
+	if o.deferred != nil {
+		if len(payload) < wire.PollPrefixBytes+wire.PollPositionsBytes {
+			w.fail("wrong-data", fmt.Sprintf("%s: a reply of %d bytes has no positions", o, len(payload)))
+			return
+		}
+		_, pos, _ = wire.DecodePolledWithPositions(payload)
+		payload = withoutPositions(payload)
+	}
 	r, err := decodePoll(o, payload)
 	if err == nil && r == nil {
 		return // a group member told to fetch its assignment again
+	}
+	if err == nil && o.deferred != nil {
+		err = w.checkPositions(o, r, pos)
 	}
 	if err != nil {
 		w.fail("wrong-data", fmt.Sprintf("%s: %v", o, err))
 		return
 	}
 	if o.deferred != nil {
-		w.checkDeferred(a, o, r)
+		w.checkDeferred(a, o, len(r.Msgs))
 	}
-	r.Client, r.Epoch, r.Call, r.Return = a.link.client.idx, a.link.epoch, a.call, w.next()
-	w.hist.Reads = append(w.hist.Reads, r)
-	w.catalog.part(o.part).ops++
-	w.sawOffset(o.part, r.Current)
+	w.recordRead(a, o, r)
 	if o.final {
 		w.finalPolled(o, r)
 	}
@@ -113,6 +131,22 @@ func (w *World) settlePoll(a *attempt, o *op, status wire.Code, payload []byte) 
 	a.link.client.store = &storeIntent{part: o.part, topic: o.topic, value: r.First + uint64(len(r.Msgs)) - 1}
 }
 
+// recordRead adds a poll's read to the history the oracles judge.
+func (w *World) recordRead(a *attempt, o *op, r *oracles.Read) {
+	r.Client, r.Epoch, r.Call, r.Return = a.link.client.idx, a.link.epoch, a.call, w.next()
+	w.hist.Reads = append(w.hist.Reads, r)
+	w.catalog.part(o.part).ops++
+	w.sawOffset(o.part, r.Current)
+}
+
+// withoutPositions is a reply to a poll with PollOptions as a plain poll
+// reply: its 16-byte prefix, then its records.
+func withoutPositions(payload []byte) []byte {
+	out := make([]byte, 0, len(payload)-wire.PollPositionsBytes)
+	out = append(out, payload[:wire.PollPrefixBytes]...)
+	return append(out, payload[wire.PollPrefixBytes+wire.PollPositionsBytes:]...)
+}
+
 // decodePoll checks every record a poll returned as a consumer would:
 // layout and every checksum, consecutive offsets, payloads that match
 // the message ids. Any failure is wrong data served to a client.
@@ -121,6 +155,11 @@ func decodePoll(o *op, payload []byte) (*oracles.Read, error) {
 	if code != wire.OK {
 		return nil, fmt.Errorf("malformed poll reply: %s", code.Name())
 	}
+	return decodeRecords(o, polled)
+}
+
+// decodeRecords is decodePoll of a decoded reply.
+func decodeRecords(o *op, polled wire.PolledMessages) (*oracles.Read, error) {
 	pre := polled.Prefix
 	if o.kind == opGroupPoll {
 		if err := groupPolled(o, pre.PartitionID, pre.MessagesCount); err != nil || pre.PartitionID != o.part.Partition {

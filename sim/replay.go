@@ -139,12 +139,13 @@ func replayNode(t *tracer, f []string) (*replayHost, error) {
 	if len(f) > 5 { // traces before session leases have no heartbeat
 		heartbeat, err6 = parseU64(arg(f, 5))
 	}
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || err6 != nil ||
-		replica >= replicasMax || replicas > replicasMax || shards > shardsMax {
+	racks, err7 := parseRacks(arg(f, 6)) // traces before placement have none
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || err6 != nil || err7 != nil ||
+		replica >= replicasMax || replicas > replicasMax || shards > shardsMax || len(racks) != 0 && len(racks) != int(replicas) {
 		return nil, fmt.Errorf("bad node line %v", f)
 	}
 	p := nodeParams{Replica: uint8(replica), Replicas: uint8(replicas), Shards: uint8(shards),
-		CheckpointEveryOps: every, PartitionCacheBytes: cache, HeartbeatTicks: heartbeat}
+		CheckpointEveryOps: every, PartitionCacheBytes: cache, HeartbeatTicks: heartbeat, Racks: racks}
 	t.nodeStart(p)
 	return &replayHost{nodes: newShards(p, nil)}, nil
 }

@@ -79,9 +79,15 @@ const markLeaseExpired = "node.session.lease_expired"
 // workload) must hit: every move of the workload among them.
 func Required(p Profile) []string {
 	if p == ProfileCluster {
-		return slices.Concat(oracles.ClusterRequired, heavyMarks(p), deferredClusterRequired, []string{markLeaseExpired})
+		// A cluster sweep must also see a primary moved by rebalancing and
+		// the placement oracle pass over partitions of two or more members.
+		return slices.Concat(oracles.ClusterRequired, heavyMarks(p), deferredClusterRequired, []string{markLeaseExpired},
+			[]string{oracles.MarkMoveCompleted, oracles.MarkBalanced})
 	}
 	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks(p), deferredRequired)
+	if p == ProfileLite {
+		marks = append(marks, producerRequired...) // producers.go
+	}
 	if p == ProfileLite { // swarm and liveness seeds abandon no session
 		marks = append(marks, markLeaseExpired)
 	}

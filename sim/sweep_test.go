@@ -28,15 +28,9 @@ const (
 	ciSeedWindows  = 1 << 20
 	ciSeedWindow   = 1000
 	ciSeedFallback = 1 // the base without git (a source tarball)
-	// ciSeedBaseEnv overrides the base, to sweep a printed window again.
+	// ciSeedBaseEnv overrides the base, to sweep a printed window again
+	// (or to pin one while a failure it found is being fixed).
 	ciSeedBaseEnv = "IGGY_SIM_SWEEP_BASE"
-	// ciSeedExploreEnv=1 sweeps the commit's own window. Off by default
-	// until the open failures a first exploring sweep found (seeds
-	// 904612021 cluster, 904612166 swarm, 904612408 lite; seeds/corpus.txt)
-	// are fixed: until then each commit would fail on whatever its window
-	// holds. The default is a window swept clean (ciSeedPinned).
-	ciSeedExploreEnv = "IGGY_SIM_SWEEP_EXPLORE"
-	ciSeedPinned     = 542343000
 )
 
 // ciSeedFirst is the first seed of this commit's window: from the commit
@@ -49,9 +43,6 @@ func ciSeedFirst(t *testing.T) (uint64, string) {
 			t.Fatalf("%s=%q: %v", ciSeedBaseEnv, s, err)
 		}
 		return n, ciSeedBaseEnv
-	}
-	if os.Getenv(ciSeedExploreEnv) != "1" {
-		return ciSeedPinned, "pinned window (" + ciSeedExploreEnv + "=1 explores the commit's own)"
 	}
 	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	commit := strings.TrimSpace(string(out))

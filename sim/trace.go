@@ -30,7 +30,8 @@ type nodeParams struct {
 	Shards              uint8
 	CheckpointEveryOps  uint64
 	PartitionCacheBytes uint64
-	HeartbeatTicks      uint64 // node.Config.HeartbeatIntervalTicks
+	HeartbeatTicks      uint64  // node.Config.HeartbeatIntervalTicks
+	Racks               []uint8 // node.Config.Racks
 }
 
 // tracer hashes every output of every node incarnation (replies, disk
@@ -71,7 +72,7 @@ func (t *tracer) header(seed uint64, k Knobs) {
 // front is the subject of the lines that follow.
 func (t *tracer) nodeStart(p nodeParams) {
 	t.cur, t.shard = int(p.Replica), 0
-	t.line("node %d %d %d %d %d %d", p.Replica, p.Replicas, p.CheckpointEveryOps, p.PartitionCacheBytes, p.Shards, p.HeartbeatTicks)
+	t.line("node %d %d %d %d %d %d %s", p.Replica, p.Replicas, p.CheckpointEveryOps, p.PartitionCacheBytes, p.Shards, p.HeartbeatTicks, racksField(p.Racks))
 	t.hashBytes([]byte("node"))
 	t.u64(uint64(p.Replica))
 	t.u64(uint64(p.Shards))

@@ -87,6 +87,8 @@ const (
 // plainDataOp draws a send, a poll by offset or by next, or an offset read.
 func (w *World) plainDataOp(c *client, t *topicInfo, k oracles.PartKey, pollOffsetUntil int) *op {
 	switch r := w.rng.IntN(100); {
+	case r < sendPercent && w.producersOn():
+		return w.producerSendOp(c, t, k) // producers.go
 	case r < sendPercent:
 		return w.sendOp(t, k)
 	case r < pollOffsetUntil:
@@ -218,6 +220,10 @@ func (w *World) createTopicOp(c *client, stream string) *op {
 			{Key: wire.OptDurability, Kind: wire.KindString, Value: []byte(o.policy.String())},
 			{Key: wire.OptConsumerOffsetDurability, Kind: wire.KindString, Value: []byte(o.offsetPolicy.String())},
 		}}
+	if w.knobs.ReplicationFactor > 0 { // partitions on some members only (PLACE-15)
+		q.Options = append(q.Options, wire.Option{Key: wire.OptReplicationFactor, Kind: wire.KindUint8,
+			Value: []byte{uint8(w.knobs.ReplicationFactor)}})
+	}
 	if w.knobs.TruncatePerMillion > 0 { // segments to seal, and so to truncate
 		q.Options = append(q.Options, wire.Option{Key: wire.OptSegmentSize, Kind: wire.KindUint64,
 			Value: binary.LittleEndian.AppendUint64(nil, wire.SegmentSizeBytesMin)})

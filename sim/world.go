@@ -68,6 +68,7 @@ type World struct {
 
 	lastConn uint64
 	batches  uint64
+	prod     producers // idempotent producers (producers.go)
 	ops      int
 	healed   bool
 	healTick uint64
@@ -142,7 +143,8 @@ func newWorld(seed uint64, k Knobs, rec io.Writer) *World {
 			Faults: func(req *storage.Request, rng *rand.Rand) simdisk.Fault { return w.injector(h, req, rng) }})
 		h.clock = driftClock{ppm: k.DriftPPM[i]}
 		h.params = nodeParams{Replica: uint8(i), Replicas: uint8(k.Replicas), Shards: uint8(k.Shards),
-			CheckpointEveryOps: k.CheckpointEveryOps, PartitionCacheBytes: k.PartitionCacheBytes, HeartbeatTicks: k.HeartbeatTicks}
+			CheckpointEveryOps: k.CheckpointEveryOps, PartitionCacheBytes: k.PartitionCacheBytes, HeartbeatTicks: k.HeartbeatTicks,
+			Racks: k.rackList()}
 		w.hosts = append(w.hosts, h)
 	}
 	w.net = newPeerNet(w.rng, k.Replicas, k.Peer, w.marks, w.event)
@@ -336,7 +338,7 @@ func (w *World) check(res *Result) {
 	for _, c := range []struct {
 		name  string
 		check func(*oracles.History) error
-	}{{"offsets", oracles.CheckOffsets}, {"consumer-offsets", func(h *oracles.History) error { return oracles.CheckConsumerOffsets(h, w.marks) }}, {"metadata", oracles.CheckMetadata}} {
+	}{{"offsets", oracles.CheckOffsets}, {"consumer-offsets", func(h *oracles.History) error { return oracles.CheckConsumerOffsets(h, w.marks) }}, {"metadata", oracles.CheckMetadata}, {"exactly-once", w.checkExactlyOnce}} {
 		if err := c.check(&w.hist); err != nil {
 			if u, ok := err.(*oracles.Unrecoverable); ok {
 				w.classify(u.Rule, u.Reason)
@@ -354,6 +356,9 @@ func (w *World) oracleMarks(st oracles.LinearizabilityStats) {
 	h := &w.hist
 	if st.Reads > 0 {
 		w.marks.Hit(oracles.MarkPorcupineRead)
+	}
+	if len(st.Unknown) > 0 {
+		w.marks.Hit("oracle.porcupine.timed_out")
 	}
 	if len(h.Gets) > 0 {
 		w.marks.Hit("oracle.consumer_offsets.read_checked")

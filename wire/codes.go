@@ -212,6 +212,9 @@ const (
 	StreamEncryptionUnavailable                Code = 4106
 	CannotModifyRootUser                       Code = 4108
 	DeferredPollCapacityExceeded               Code = 4110
+	PartitionIncarnationMismatch               Code = 4111
+	ProducerSequenceOutOfOrder                 Code = 4112 // ours: named by the target release without a number
+	ProducerEpochFenced                        Code = 4113 // ours: named by the target release without a number
 	ConsumerGroupIdNotFound                    Code = 5000
 	InvalidConsumerGroupId                     Code = 5002
 	ConsumerGroupNameNotFound                  Code = 5003
@@ -461,6 +464,9 @@ var codeNames = map[Code]string{
 	StreamEncryptionUnavailable:                "StreamEncryptionUnavailable",
 	CannotModifyRootUser:                       "CannotModifyRootUser",
 	DeferredPollCapacityExceeded:               "DeferredPollCapacityExceeded",
+	PartitionIncarnationMismatch:               "PartitionIncarnationMismatch",
+	ProducerSequenceOutOfOrder:                 "ProducerSequenceOutOfOrder",
+	ProducerEpochFenced:                        "ProducerEpochFenced",
 	ConsumerGroupIdNotFound:                    "ConsumerGroupIdNotFound",
 	InvalidConsumerGroupId:                     "InvalidConsumerGroupId",
 	ConsumerGroupNameNotFound:                  "ConsumerGroupNameNotFound",

@@ -42,6 +42,7 @@ const (
 	OpSendMessages                    Operation = 160
 	OpStoreConsumerOffset             Operation = 161
 	OpDeleteConsumerOffset            Operation = 162
+	OpSendProducerMessages            Operation = 163 // ours: the target release names code 107's command but no byte
 )
 
 // Band boundaries of section 2.
@@ -87,6 +88,7 @@ var operationNames = map[Operation]string{
 	OpSendMessages:                    "SendMessages",
 	OpStoreConsumerOffset:             "StoreConsumerOffset",
 	OpDeleteConsumerOffset:            "DeleteConsumerOffset",
+	OpSendProducerMessages:            "SendProducerMessages",
 }
 
 // Name returns the operation's name, or "Undeclared".
@@ -128,7 +130,7 @@ func (op Operation) ResultFramed(bodyLen int) bool {
 	switch op {
 	case OpRegister:
 		return bodyLen > 0
-	case OpNonReplicated, OpLogout, OpSendMessages, OpDeleteSegments:
+	case OpNonReplicated, OpLogout, OpSendMessages, OpSendProducerMessages, OpDeleteSegments:
 		return false
 	}
 	return OperationDeclared(op)
@@ -149,6 +151,7 @@ const (
 	CmdBindSession                  Command = 15 // target release
 	CmdUpdateResource               Command = 16 // target release; replaces 35, 204, 304
 	CmdGetMetadataChanges           Command = 17 // target release
+	CmdDumpFlightRecorder           Command = 19 // ours (DESIGN.md "Wire layouts we chose")
 	CmdGetMe                        Command = 20
 	CmdGetClient                    Command = 21
 	CmdGetClients                   Command = 22
@@ -172,8 +175,10 @@ const (
 	CmdFlushUnsavedBuffer           Command = 102 // removed in the target release
 	CmdPartitionRoutes              Command = 105 // target release
 	CmdDeferredPoll                 Command = 106 // target release
+	CmdSendProducerMessages         Command = 107 // target release names it; the number is ours
 	CmdCancelDeferredPoll           Command = 108 // target release
 	CmdGroupedDeferredFetch         Command = 109 // target release
+	CmdNextProducerID               Command = 110 // target release names it; the number is ours
 	CmdGetConsumerOffset            Command = 120
 	CmdStoreConsumerOffset          Command = 121
 	CmdDeleteConsumerOffset         Command = 122
@@ -221,6 +226,7 @@ var commandTable = [...]commandInfo{
 	{CmdBindSession, "BindSession", OpNonReplicated, false},
 	{CmdUpdateResource, "UpdateResource", OpUpdateResource, false},
 	{CmdGetMetadataChanges, "GetMetadataChanges", OpNonReplicated, false},
+	{CmdDumpFlightRecorder, "DumpFlightRecorder", OpNonReplicated, false},
 	{CmdGetMe, "GetMe", OpNonReplicated, false},
 	{CmdGetClient, "GetClient", OpNonReplicated, false},
 	{CmdGetClients, "GetClients", OpNonReplicated, false},
@@ -244,8 +250,10 @@ var commandTable = [...]commandInfo{
 	{CmdFlushUnsavedBuffer, "FlushUnsavedBuffer", OpNonReplicated, true},
 	{CmdPartitionRoutes, "PartitionRoutes", OpNonReplicated, false},
 	{CmdDeferredPoll, "DeferredPoll", OpNonReplicated, false},
+	{CmdSendProducerMessages, "SendProducerMessages", OpSendProducerMessages, false},
 	{CmdCancelDeferredPoll, "CancelDeferredPoll", OpNonReplicated, false},
 	{CmdGroupedDeferredFetch, "GroupedDeferredFetch", OpNonReplicated, false},
+	{CmdNextProducerID, "NextProducerId", OpNonReplicated, false},
 	{CmdGetConsumerOffset, "GetConsumerOffset", OpNonReplicated, false},
 	{CmdStoreConsumerOffset, "StoreConsumerOffset", OpStoreConsumerOffset, false},
 	{CmdDeleteConsumerOffset, "DeleteConsumerOffset", OpDeleteConsumerOffset, false},

@@ -25,8 +25,8 @@ func ownVector(tb testing.TB, name string) []byte {
 
 var goldenDeferredPoll = DeferredPollRequest{Poll: PollMessagesRequest{
 	Consumer: Consumer{Kind: ConsumerKindConsumer, ID: NumericID(42)}, StreamID: NumericID(1), TopicID: NumericID(2),
-	Partition: OptionalPartition{Given: true, ID: 7}, Strategy: PollingStrategy{Kind: PollOffset, Value: 5}, Count: 100},
-	WaitMicros: 1_500_000, MinCount: 10, MaxBytes: 65536}
+	Partition: OptionalPartition{Given: true, ID: 7}, Strategy: PollingStrategy{Kind: PollOffset, Value: 5}, Count: 100,
+	AutoCommit: true}, WaitMicros: 1_500_000, MinCount: 10, MaxBytes: 65536, Incarnation: 0x11}
 
 // covers DEFP-1
 func TestDeferredPollVector(t *testing.T) {
@@ -74,7 +74,24 @@ func TestCancelDeferredPollVector(t *testing.T) {
 func FuzzDeferredPollDecoders(f *testing.F) {
 	f.Add(ownVector(f, "deferred-poll-request-body.hex"))
 	f.Add(ownVector(f, "cancel-deferred-poll-request-body.hex"))
+	f.Add(ownVector(f, "poll-reply-positions-empty.hex"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if q, given, code := DecodePollRequest(b); code == OK {
+			w := &Writer{}
+			q.Encode(w)
+			if !given {
+				w.Buf = w.Buf[:len(w.Buf)-PollOptionsBytes]
+			}
+			if again, _, code := DecodePollRequest(w.Buf); code != OK || again != q {
+				t.Fatalf("re-encoded poll %+v decodes to %+v, %v", q, again, code)
+			}
+		}
+		if polled, pos, code := DecodePolledWithPositions(b); code == OK {
+			head := append(polled.Prefix.Bytes(), pos.Bytes()...)
+			if !bytes.Equal(head, b[:len(head)]) {
+				t.Fatalf("prefix and positions re-encode to %x", head)
+			}
+		}
 		if q, code := DecodeDeferredPollRequest(b); code == OK {
 			w := &Writer{}
 			q.Encode(w)
@@ -90,4 +107,77 @@ func FuzzDeferredPollDecoders(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The same bytes are a PollMessages (100) body with PollOptions; without
+// the block the body is the spec's, and anything else after it is refused
+// instead of ignored.
+// covers DEFP-1, MSG-7, MSG-8
+func TestPollOptionsBlock(t *testing.T) {
+	b := ownVector(t, "deferred-poll-request-body.hex")
+	q, given, code := DecodePollRequest(b)
+	if code != OK || !given || q != goldenDeferredPoll {
+		t.Fatalf("100 with options: %+v %v %v", q, given, code)
+	}
+	plain := b[:len(b)-PollOptionsBytes]
+	if q, given, code := DecodePollRequest(plain); code != OK || given || q.Poll != goldenDeferredPoll.Poll {
+		t.Fatalf("100 without options: %+v %v %v", q, given, code)
+	}
+	if _, code := DecodeDeferredPollRequest(plain); code != InvalidCommand {
+		t.Errorf("106 without options: %v", code)
+	}
+	if _, code := DecodePollMessagesRequest(b); code != InvalidCommand {
+		t.Errorf("strict 100 decoder took options: %v", code)
+	}
+	for _, extra := range []int{1, 8, PollOptionsBytes - 1, PollOptionsBytes + 1} {
+		body := append(bytes.Clone(plain), make([]byte, extra)...)
+		if _, _, code := DecodePollRequest(body); code != InvalidCommand {
+			t.Errorf("%d bytes after a poll body: %v, want 3", extra, code)
+		}
+	}
+	// The commit byte is a CommitPolicy once options are given: 0 or 1.
+	policy := len(plain) - 1
+	for v, want := range map[byte]Code{0: OK, 1: OK, 2: InvalidCommand, 0xff: InvalidCommand} {
+		body := bytes.Clone(b)
+		body[policy] = v
+		if q, _, code := DecodePollRequest(body); code != want || code == OK && q.Poll.AutoCommit != (v == 1) {
+			t.Errorf("commit policy %d: %v, want %v", v, code, want)
+		}
+	}
+}
+
+// covers MSG-3, MSG-4, MSG-5
+func TestPollPositionsVector(t *testing.T) {
+	b := ownVector(t, "poll-reply-positions-empty.hex")
+	polled, pos, code := DecodePolledWithPositions(b)
+	if code != OK || polled.Prefix != (PollPrefix{PartitionID: 7, CurrentOffset: 9}) || len(polled.Records) != 0 {
+		t.Fatalf("decoded %+v %v", polled, code)
+	}
+	if pos != (PollPositions{Incarnation: 0x11, Continuation: 10, Checkpoint: NoCheckpoint}) {
+		t.Fatalf("positions %+v", pos)
+	}
+	if !bytes.Equal(append(polled.Prefix.Bytes(), pos.Bytes()...), b) {
+		t.Fatalf("re-encode differs")
+	}
+	if _, _, code := DecodePolledWithPositions(b[:len(b)-1]); code != InvalidCommand {
+		t.Errorf("short positions: %v", code)
+	}
+}
+
+// covers MSG-6
+func TestStoreCheckpointVector(t *testing.T) {
+	b := ownVector(t, "store-consumer-offset-checkpoint-body.hex")
+	q := dataExact(t, DecodeStoreConsumerOffsetRequest, StoreConsumerOffsetRequest.Encode, b)
+	if q.Offset != 9 || q.Incarnation != 0x11 || q.Partition != (OptionalPartition{Given: true, ID: 7}) {
+		t.Fatalf("decoded %+v", q)
+	}
+	plain := b[:len(b)-8]
+	if q, code := DecodeStoreConsumerOffsetRequest(plain); code != OK || q.Incarnation != 0 {
+		t.Fatalf("the spec's body: %+v %v", q, code)
+	}
+	for _, extra := range []int{1, 7, 9} {
+		if _, code := DecodeStoreConsumerOffsetRequest(append(bytes.Clone(plain), make([]byte, extra)...)); code != InvalidCommand {
+			t.Errorf("%d trailing bytes: %v", extra, code)
+		}
+	}
 }

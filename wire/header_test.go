@@ -148,7 +148,7 @@ func TestRequestHeaderVerdicts(t *testing.T) {
 		{"operation 0", func(h *RequestHeader, _ []byte) []byte { h.Operation = 0; return nil }, VerdictDrop},
 		{"operation 4 undeclared", func(h *RequestHeader, _ []byte) []byte { h.Operation = 4; return nil }, VerdictDrop},
 		{"operation 151 undeclared", func(h *RequestHeader, _ []byte) []byte { h.Operation = 151; return nil }, VerdictDrop},
-		{"operation 163 undeclared", func(h *RequestHeader, _ []byte) []byte { h.Operation = 163; return nil }, VerdictDrop},
+		{"operation 164 undeclared", func(h *RequestHeader, _ []byte) []byte { h.Operation = 164; return nil }, VerdictDrop},
 		{"internal op passes header", func(h *RequestHeader, _ []byte) []byte { h.Operation = OpTruncatePartition; return nil }, VerdictAccept},
 		{"metadata session 0", func(h *RequestHeader, _ []byte) []byte { h.Session = 0; return nil }, VerdictDrop},
 		{"metadata request 0", func(h *RequestHeader, _ []byte) []byte { h.Request = 0; return nil }, VerdictDrop},

@@ -205,14 +205,17 @@ type PollMessagesRequest struct {
 	AutoCommit        bool
 }
 
+// DecodePollMessagesRequest decodes a 100 body without PollOptions;
+// trailing bytes are InvalidCommand (DecodePollRequest takes the options).
 func DecodePollMessagesRequest(body []byte) (PollMessagesRequest, Code) {
-	r := NewReader(body)
-	q := PollMessagesRequest{Consumer: r.Consumer(), StreamID: r.Identifier(), TopicID: r.Identifier(),
-		Partition: r.OptionalPartition(), Strategy: r.PollingStrategy(), Count: r.U32(), AutoCommit: r.Bool()}
-	if r.Err() != OK {
-		return PollMessagesRequest{}, r.Err()
+	q, given, code := DecodePollRequest(body)
+	if code == OK && given {
+		code = InvalidCommand
 	}
-	return q, OK
+	if code != OK {
+		return PollMessagesRequest{}, code
+	}
+	return q.Poll, OK
 }
 
 func (q PollMessagesRequest) Encode(w *Writer) {
@@ -277,17 +280,28 @@ func DecodePolledMessages(body []byte) (PolledMessages, Code) {
 	if r.Err() != OK {
 		return PolledMessages{}, r.Err()
 	}
-	p.Records = make([][]byte, 0, min(r.Len()/batchHeaderBytes, pollRecordsCountMax))
+	records, code := decodePollRecords(body[r.Pos():])
+	if code != OK {
+		return PolledMessages{}, code
+	}
+	p.Records = records
+	return p, OK
+}
+
+// decodePollRecords steps through the records that end a poll reply.
+func decodePollRecords(body []byte) ([][]byte, Code) {
+	r := NewReader(body)
+	records := make([][]byte, 0, min(r.Len()/batchHeaderBytes, pollRecordsCountMax))
 	for r.Len() > 0 {
 		rest := body[r.Pos():]
 		if len(rest) < batchHeaderBytes {
-			return PolledMessages{}, InvalidCommand
+			return nil, InvalidCommand
 		}
 		length := binary.LittleEndian.Uint64(rest[batchLengthOffset:])
 		if length < batchHeaderBytes || length > uint64(len(rest)) {
-			return PolledMessages{}, InvalidCommand
+			return nil, InvalidCommand
 		}
-		p.Records = append(p.Records, r.Bytes(int(length)))
+		records = append(records, r.Bytes(int(length)))
 	}
-	return p, OK
+	return records, OK
 }

@@ -104,18 +104,29 @@ func DecodeGetConsumerOffsetRequest(body []byte) (ConsumerOffsetRef, Code) {
 	return q, r.Err()
 }
 
-// StoreConsumerOffsetRequest is the StoreConsumerOffset (121) body.
+// StoreConsumerOffsetRequest is the StoreConsumerOffset (121) body,
+// optionally followed by [incarnation u64]: a checkpoint's partition
+// incarnation, which must be the partition's (MSG-6). Without it, or with
+// 0, the offset is stored in whatever incarnation the partition is.
 type StoreConsumerOffsetRequest struct {
 	ConsumerOffsetRef
-	Offset uint64
-	Ack    AckLevel
+	Offset      uint64
+	Ack         AckLevel
+	Incarnation uint64
 }
 
 // DecodeStoreConsumerOffsetRequest gives 3 for a malformed body or ack byte
-// and 6 InvalidIdentifier when no partition is given (protocol-data.md 7.2).
+// or trailing bytes other than the incarnation, and 6 InvalidIdentifier
+// when no partition is given (protocol-data.md 7.2).
 func DecodeStoreConsumerOffsetRequest(body []byte) (StoreConsumerOffsetRequest, Code) {
 	r := NewReader(body)
 	q := StoreConsumerOffsetRequest{ConsumerOffsetRef: r.consumerOffsetRef(), Offset: r.U64(), Ack: r.ackLevel()}
+	if r.Err() == OK && r.Len() == 8 {
+		q.Incarnation = r.U64()
+	}
+	if r.Err() == OK && r.Len() != 0 {
+		r.Fail(InvalidCommand)
+	}
 	if r.Err() == OK && !q.Partition.Given {
 		r.Fail(InvalidIdentifier)
 	}
@@ -126,6 +137,9 @@ func (q StoreConsumerOffsetRequest) Encode(w *Writer) {
 	q.ConsumerOffsetRef.Encode(w)
 	w.U64(q.Offset)
 	w.U8(uint8(q.Ack))
+	if q.Incarnation != 0 {
+		w.U64(q.Incarnation)
+	}
 }
 
 // DeleteConsumerOffsetRequest is the DeleteConsumerOffset (122) body.

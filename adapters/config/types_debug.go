@@ -11,6 +11,9 @@ type FlightRecorder struct {
 	Enabled  bool   `koanf:"enabled"`
 	RingSize uint64 `koanf:"ring_size" conf:"size"`
 	DumpPath string `koanf:"dump_path"`
+	// RecordReadData records the bytes of the disk reads that serve polls,
+	// not only their digest: a dump then replays without the data directory.
+	RecordReadData bool `koanf:"record_read_data"`
 }
 
 // flightRingBytesMin and Max bound debug.flight_recorder.ring_size: below

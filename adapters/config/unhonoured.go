@@ -26,7 +26,6 @@ var unhonoured = []struct {
 	{"cluster.view_probe_attempts_max", "a backup votes after heartbeat_timeout of silence, not after counted probes", false},
 	{"cluster.superblock_wedged_fatal_timeout", "a wedged superblock write has no deadline yet", false},
 	{"http.web_ui", "the web UI is not served", false},
-	{"external_auth.", "external authentication is not built yet", false},
 	{"telemetry.", "telemetry export is not built yet", false},
 	{"consumer_group.rebalancing_timeout", "group rebalancing has no timeout yet", false},
 	{"data_maintenance.messages.cleaner_enabled", "retention runs on its own schedule", false},

@@ -57,6 +57,8 @@ func codeStatus(code wire.Code) int {
 		return http.StatusServiceUnavailable // nothing was admitted: safe to send again (RELAY-14)
 	case wire.DeferredPollCapacityExceeded:
 		return http.StatusTooManyRequests // too many parked polls: retry later (DEFP-11, DEFP-12)
+	case wire.PartitionIncarnationMismatch:
+		return http.StatusConflict // a position of a deleted and recreated partition (MSG-6)
 	case wire.TransientNotCommitted:
 		// The write may still commit: a 503 would tell the client that it
 		// may resend, so the outcome-unknown class is 504 (RELAY-15).

@@ -9,8 +9,10 @@ import (
 
 // Deferred polls over HTTP (DEFP-7, DEFP-8): the poll's query parameters
 // plus max_wait (a Go duration: "500ms", "5s"; 0 answers at once),
-// min_count (default 1) and max_bytes (default 0, no cap). POST commits the
-// offset of the reply's last message, as auto_commit=true does.
+// min_count (default 1), max_bytes (default 0, no cap) and incarnation
+// (default 0, unchecked; MSG-6). POST commits the offset of the reply's
+// last message, as auto_commit=true does. The reply is the poll's JSON
+// plus incarnation, continuation and checkpoint (null without messages).
 
 // GET .../messages/deferred
 func (s *Server) deferredPoll(c caller, w http.ResponseWriter, r *http.Request) *apiError {
@@ -39,7 +41,7 @@ func (s *Server) deferredPollAs(c caller, w http.ResponseWriter, r *http.Request
 		if p.Given {
 			d.Poll.Partition = p
 		}
-		out, e := fetch(s, c, k, wire.CmdDeferredPoll, encode(d.Encode), polledView)
+		out, e := fetch(s, c, k, wire.CmdDeferredPoll, encode(d.Encode), positionedView)
 		if e != nil {
 			return e
 		}
@@ -67,6 +69,36 @@ func deferredQuery(r *http.Request, q wire.PollMessagesRequest) (wire.DeferredPo
 	if e != nil {
 		return d, e
 	}
-	d.MinCount, d.MaxBytes = uint32(minCount), uint32(maxBytes)
+	incarnation, e := queryUint(r, "incarnation", 0, 1<<64-1)
+	if e != nil {
+		return d, e
+	}
+	d.MinCount, d.MaxBytes, d.Incarnation = uint32(minCount), uint32(maxBytes), incarnation
 	return d, nil
+}
+
+// positionedJSON is a deferred poll's reply: the poll's JSON and its
+// positions (MSG-3..5).
+type positionedJSON struct {
+	polledJSON
+	Incarnation  uint64  `json:"incarnation"`
+	Continuation uint64  `json:"continuation"`
+	Checkpoint   *uint64 `json:"checkpoint"`
+}
+
+// positionedView decodes the reply to a poll with PollOptions.
+func positionedView(payload []byte) (positionedJSON, wire.Code) {
+	decoded, pos, code := wire.DecodePolledWithPositions(payload)
+	if code != wire.OK {
+		return positionedJSON{}, code
+	}
+	polled, code := polledJSONOf(decoded, len(payload))
+	if code != wire.OK {
+		return positionedJSON{}, code
+	}
+	out := positionedJSON{polledJSON: polled, Incarnation: pos.Incarnation, Continuation: pos.Continuation}
+	if pos.Checkpoint != wire.NoCheckpoint {
+		out.Checkpoint = &pos.Checkpoint
+	}
+	return out, wire.OK
 }

@@ -336,8 +336,13 @@ func polledView(payload []byte) (polledJSON, wire.Code) {
 	if code != wire.OK {
 		return polledJSON{}, code
 	}
+	return polledJSONOf(polled, len(payload))
+}
+
+// polledJSONOf is the JSON of a decoded poll reply of size bytes.
+func polledJSONOf(polled wire.PolledMessages, size int) (polledJSON, wire.Code) {
 	out := polledJSON{PartitionID: polled.Prefix.PartitionID, CurrentOffset: polled.Prefix.CurrentOffset,
-		Messages: make([]messageJSON, 0, min(int(polled.Prefix.MessagesCount), len(payload)/batch.FrameHeaderBytes))}
+		Messages: make([]messageJSON, 0, min(int(polled.Prefix.MessagesCount), size/batch.FrameHeaderBytes))}
 	for _, rec := range polled.Records {
 		h := batch.ParseHeader(rec)
 		it := batch.FramesOf(rec)

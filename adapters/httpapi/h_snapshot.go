@@ -63,3 +63,16 @@ func (s *Server) snapshot(c caller, w http.ResponseWriter, r *http.Request) *api
 	_, _ = w.Write(payload)
 	return nil
 }
+
+// POST /debug/flight-recorder/dump: DumpFlightRecorder (19, ours), answered
+// with {"file": name}, the dump's name under debug.flight_recorder.dump_path.
+// The node decides the permission (manage_servers).
+func (s *Server) dumpFlightRecorder(c caller, w http.ResponseWriter, _ *http.Request) *apiError {
+	payload, e := s.call(c, wire.CmdDumpFlightRecorder, nil, snapshotting)
+	if e != nil {
+		return e
+	}
+	return okJSON(w, struct {
+		File string `json:"file"`
+	}{string(payload)})
+}

@@ -72,7 +72,7 @@ func headerOptions(fields []headerJSON) (wire.Options, *apiError) {
 		}
 		key, err1 := base64.StdEncoding.DecodeString(f.Key.Value)
 		value, err2 := base64.StdEncoding.DecodeString(f.Value.Value)
-		kind, known := kindByName(f.Value.Kind)
+		kind, known := wire.ValueKindNamed(f.Value.Kind)
 		if err1 != nil || err2 != nil || !known || !utf8.Valid(key) || !fieldSizeValid(len(key), 0) ||
 			!fieldSizeValid(len(value), kind.FixedSize()) {
 			return nil, shapeError("user_headers", "malformed header field")

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/iggygo/iggy/wire"
 )
@@ -110,61 +109,18 @@ type optionView struct {
 func optionViews(explicit, derived wire.Options) map[string]optionView {
 	out := make(map[string]optionView, len(explicit)+len(derived))
 	for _, e := range derived {
-		out[e.Key] = optionView{Value: optionText(e), Provenance: "derived"}
+		out[e.Key] = optionView{Value: wire.OptionText(e), Provenance: "derived"}
 	}
 	for _, e := range explicit {
-		out[e.Key] = optionView{Value: optionText(e), Explicit: true, Provenance: "explicit"}
+		out[e.Key] = optionView{Value: wire.OptionText(e), Explicit: true, Provenance: "explicit"}
 	}
 	return out
 }
 
-// optionText is a value's string form: text as is, numbers in decimal,
-// u64::MAX as unlimited (expiry and size), raw bytes in base64.
-func optionText(e wire.Option) string {
-	v := e.Value
-	switch {
-	case e.Kind == wire.KindString && !strings.ContainsRune(string(v), 0):
-		return string(v)
-	case e.Kind == wire.KindBool && len(v) == 1:
-		return strconv.FormatBool(v[0] != 0)
-	case isUnsigned(e.Kind) && len(v) == e.Kind.FixedSize():
-		var b [8]byte
-		copy(b[:], v)
-		n := binary.LittleEndian.Uint64(b[:])
-		if e.Kind == wire.KindUint64 && n == wire.Unlimited {
-			return "unlimited"
-		}
-		return strconv.FormatUint(n, 10)
-	}
-	return base64.StdEncoding.EncodeToString(v)
-}
-
-func isUnsigned(k wire.ValueKind) bool {
-	return k == wire.KindUint8 || k == wire.KindUint16 || k == wire.KindUint32 || k == wire.KindUint64
-}
-
-// kindNames are the header kind names of http.md 5.3, indexed by kind code.
-var kindNames = []string{
-	wire.KindRaw: "raw", wire.KindString: "string", wire.KindBool: "bool", wire.KindInt8: "int8",
-	wire.KindInt16: "int16", wire.KindInt32: "int32", wire.KindInt64: "int64", wire.KindInt128: "int128",
-	wire.KindUint8: "uint8", wire.KindUint16: "uint16", wire.KindUint32: "uint32", wire.KindUint64: "uint64",
-	wire.KindUint128: "uint128", wire.KindFloat32: "float32", wire.KindFloat64: "float64",
-}
-
 // kindName names k, or "unknown_<n>" outside the table.
 func kindName(k wire.ValueKind) string {
-	if int(k) < len(kindNames) && kindNames[k] != "" {
-		return kindNames[k]
+	if n := k.Name(); n != "" {
+		return n
 	}
 	return "unknown_" + strconv.Itoa(int(k))
-}
-
-// kindByName is the inverse of kindName over the table.
-func kindByName(name string) (wire.ValueKind, bool) {
-	for k, n := range kindNames {
-		if n != "" && n == name {
-			return wire.ValueKind(k), true
-		}
-	}
-	return 0, false
 }

@@ -60,6 +60,7 @@ func (s *Server) routes() *http.ServeMux {
 		"GET /options/{scope}":                                s.getOptions,
 		"POST /snapshot":                                      s.snapshot,
 		"GET /metadata/changes":                               s.getChanges,
+		"POST /debug/flight-recorder/dump":                    s.dumpFlightRecorder,
 	}
 	if mc := s.opts.HTTP.Metrics; mc.Enabled && mc.Endpoint != "" {
 		authed["GET "+mc.Endpoint] = s.getMetrics

@@ -11,26 +11,34 @@ const jobsQueued = 256
 
 // Jobs runs the node's compute requests on worker goroutines, off the loop.
 type Jobs struct {
+	run      func(compute.Request) compute.Result
 	requests chan compute.Request
 	results  chan compute.Result
 }
 
 // NewJobs starts workers goroutines running run.
 func NewJobs(workers int, run func(compute.Request) compute.Result) *Jobs {
-	j := &Jobs{requests: make(chan compute.Request, jobsQueued), results: make(chan compute.Result, jobsQueued)}
+	j := &Jobs{run: run, requests: make(chan compute.Request, jobsQueued), results: make(chan compute.Result, jobsQueued)}
 	for range max(workers, 1) {
 		go func() {
 			for r := range j.requests {
-				j.results <- run(r)
+				j.results <- j.run(r)
 			}
 		}()
 	}
 	return j
 }
 
-// Submit queues jobs for the workers.
+// Submit queues jobs for the workers. An external auth callout waits on
+// the network for up to external_auth.timeout, so it runs on a goroutine of
+// its own beside the workers: argon2 checks never queue behind a slow
+// service. The node bounds the callouts in flight (max_concurrent_callouts).
 func (j *Jobs) Submit(reqs ...compute.Request) {
 	for _, r := range reqs {
+		if r.Kind == compute.KindExternalAuth {
+			go func() { j.results <- j.run(r) }()
+			continue
+		}
 		j.requests <- r
 	}
 }

@@ -33,9 +33,10 @@ type Sources struct {
 	SystemPath string // data root, listed for the filesystem overview
 	ConfigTOML string // the effective configuration, secrets masked
 	LogDir     string // the server's log directory, if it writes log files
-	// FlightDump, when the flight recorder is on, is its dump; an archive
-	// of every type (All) carries it as flight_recorder.trace.
-	FlightDump func() []byte
+	// FlightDump, when the flight recorder is on, gives the part of an
+	// archive of every type (All) that is the recorder's: its dump when it
+	// fits in room bytes, else a note naming the file it was written to.
+	FlightDump func(room int) (name string, content []byte)
 }
 
 // Build answers a KindSnapshotArchive job.
@@ -61,7 +62,7 @@ func Build(req compute.Request, src Sources) compute.Result {
 			return compute.Result{ID: req.ID, Code: uint32(wire.SnapshotFileCompletionFailed)}
 		}
 	}
-	if err := addFlightDump(zw, req.Types, src, method); err != nil {
+	if err := addFlightDump(zw, archiveBytesMax-buf.Len()-archiveSlackBytes, req.Types, src, method); err != nil {
 		return compute.Result{ID: req.ID, Code: uint32(wire.SnapshotFileCompletionFailed)}
 	}
 	if err := zw.Close(); err != nil || buf.Len() > archiveBytesMax {
@@ -70,15 +71,21 @@ func Build(req compute.Request, src Sources) compute.Result {
 	return compute.Result{ID: req.ID, Data: buf.Bytes()}
 }
 
-// addFlightDump adds the flight recorder's dump to an archive of every
-// type, when the recorder is on.
-func addFlightDump(zw *zip.Writer, types []uint8, src Sources, method uint16) error {
+// archiveSlackBytes is kept free of the flight dump for what the archive
+// writer has buffered and its central directory.
+const archiveSlackBytes = 1 << 20
+
+// addFlightDump adds the flight recorder's part to an archive of every
+// type, when the recorder is on; room is what the archive has left for it
+// (its dump is stored whole or not at all: a cut dump does not replay).
+func addFlightDump(zw *zip.Writer, room int, types []uint8, src Sources, method uint16) error {
 	if src.FlightDump == nil || !slices.Contains(types, wire.SnapshotTypeAll) {
 		return nil
 	}
-	w, err := zw.CreateHeader(&zip.FileHeader{Name: "flight_recorder.trace", Method: method})
+	name, content := src.FlightDump(max(room, 0))
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: method})
 	if err == nil {
-		_, err = w.Write(src.FlightDump())
+		_, err = w.Write(content)
 	}
 	return err
 }

@@ -60,6 +60,7 @@ type params struct {
 	Cleanup          bool    `json:"cleanup,omitempty"`
 	ServerPID        int     `json:"server_pid,omitempty"`
 	Cold             bool    `json:"cold,omitempty"`
+	Idempotent       bool    `json:"idempotent,omitempty"`
 
 	duration time.Duration
 	warmup   time.Duration
@@ -90,6 +91,7 @@ func parseParams(args []string, errOut io.Writer) (params, error) {
 	fs.StringVar(&p.MaxTopicSize, "max-topic-size", "", `topic option max_topic_size, e.g. "2 GiB" (long runs: the server's cleaner drops old segments); empty = server default`)
 	fs.StringVar(&p.SegmentSize, "segment-size", "", `topic option segment_size, e.g. "256 MiB"; empty = server default`)
 	fs.BoolVar(&p.JSON, "json", false, "print one JSON object instead of text")
+	fs.BoolVar(&p.Idempotent, "idempotent", false, "producers send as idempotent producers (send_producer_messages, one producer id per partition, IDEM-3)")
 	fs.BoolVar(&p.Cleanup, "cleanup", false, "delete the bench streams at the end")
 	fs.BoolVar(&p.Cold, "cold", false, "consumer workloads: drop the page cache after the prefill, so the measured reads come from the device (needs root and a server on this machine; a warm-up would warm it again)")
 	fs.IntVar(&p.ServerPID, "server-pid", 0, "the server's process id (same machine): report its CPU seconds and the bench's over the measured phase (after the logins and the warm-up), and per GB")
@@ -207,6 +209,8 @@ func (p *params) validate() error {
 	check(p.StreamPrefix != "" && len(p.StreamPrefix) <= 200, "--stream-prefix must be 1..200 bytes")
 	check(!p.Cold || p.Workload == workloadPinnedConsumer || p.Workload == workloadConsumerGroup,
 		"--cold applies to pinned-consumer and consumer-group")
+	check(!p.Idempotent || p.Workload == workloadPinnedProducer || p.Workload == workloadPinnedProducerConsumer,
+		"--idempotent applies to pinned-producer and pinned-producer-and-consumer (a producer's sequences are per partition)")
 	check(!p.Cold || p.warmup == 0, "--cold reads from the device: a warm-up would fill the page cache again")
 	check(!p.cluster() || p.pinned() && p.Partitions == 1,
 		"a replica set (--addr with several nodes) takes pinned workloads with one partition: each actor's connection goes to its partition's primary")

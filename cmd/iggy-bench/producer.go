@@ -27,11 +27,18 @@ type sender struct {
 	next   uint64
 	pinned bool
 	count  uint64
+	// idempotent: body is a SendProducerMessages body whose first_sequence
+	// (seqAt) advances by count per send (--idempotent).
+	idempotent bool
+	seq        uint64
 }
+
+// seqAt is where first_sequence sits in a SendProducerMessages body.
+const seqAt = 8 + 4
 
 // newSender builds the batch: messageSize bytes of a pattern that names the
 // actor, so a reader can tell the data is ours.
-func newSender(c *client.Client, p *params, t target, part wire.Partitioning, actor int) *sender {
+func newSender(c *client.Client, p *params, t target, part wire.Partitioning, actor int) (*sender, error) {
 	msgs := make([]batch.Message, p.MessagesPerBatch)
 	payload := make([]byte, p.MessageSize)
 	for i := range payload {
@@ -51,15 +58,40 @@ func newSender(c *client.Client, p *params, t target, part wire.Partitioning, ac
 	}
 	req := wire.SendMessagesRequest{StreamID: t.stream, TopicID: t.topic, Partitioning: part,
 		MessagesCount: uint32(len(msgs)), Batch: rec}
+	s := &sender{c: c, count: uint64(len(msgs)), pinned: part.Kind == wire.PartitioningPartitionID}
 	var w wire.Writer
-	req.Encode(&w)
-	return &sender{c: c, body: w.Buf, count: uint64(len(msgs)), pinned: part.Kind == wire.PartitioningPartitionID}
+	if !p.Idempotent {
+		req.Encode(&w)
+		s.body = w.Buf
+		return s, nil
+	}
+	id, err := c.NextProducerID(t.stream, t.topic)
+	if err != nil {
+		return nil, fmt.Errorf("producer id: %w", err)
+	}
+	wire.SendProducerMessagesRequest{ProducerID: id.ID, Epoch: id.Epoch, Send: req}.Encode(&w)
+	s.body, s.idempotent = w.Buf, true
+	return s, nil
 }
 
-// send sends the batch once and returns the partition it landed in.
+// op and code are the operation and command of the sender's requests.
+func (s *sender) op() (wire.Operation, wire.Command) {
+	if s.idempotent {
+		return wire.OpSendProducerMessages, wire.CmdSendProducerMessages
+	}
+	return wire.OpSendMessages, wire.CmdSendMessages
+}
+
+// send sends the batch once and returns the partition it landed in; an
+// idempotent sender numbers it after the previous one.
 func (s *sender) send() (uint32, error) {
+	if s.idempotent {
+		binary.LittleEndian.PutUint64(s.body[seqAt:], s.seq)
+		s.seq += s.count
+	}
+	op, code := s.op()
 	for range transientRetriesMax {
-		h, body, err := s.c.Do(wire.OpSendMessages, wire.CmdSendMessages, s.body)
+		h, body, err := s.c.Do(op, code, s.body)
 		if err != nil {
 			return 0, err
 		}
@@ -106,20 +138,26 @@ type producer struct {
 	target  uint64 // batches to send when counting; 0 with --duration
 }
 
-func newProducer(c *client.Client, p *params, t target, actor int, balanced bool) *producer {
+func newProducer(c *client.Client, p *params, t target, actor int, balanced bool) (*producer, error) {
 	pr := &producer{p: p}
-	if balanced {
-		pr.senders = []*sender{newSender(c, p, t, wire.Partitioning{Kind: wire.PartitioningBalanced}, actor)}
-	} else {
+	parts := []wire.Partitioning{{Kind: wire.PartitioningBalanced}}
+	if !balanced {
+		parts = parts[:0]
 		for part := range t.partitions {
-			pr.senders = append(pr.senders, newSender(c, p, t,
-				wire.Partitioning{Kind: wire.PartitioningPartitionID, PartitionID: uint32(part)}, actor))
+			parts = append(parts, wire.Partitioning{Kind: wire.PartitioningPartitionID, PartitionID: uint32(part)})
 		}
+	}
+	for _, part := range parts {
+		s, err := newSender(c, p, t, part, actor)
+		if err != nil {
+			return nil, err
+		}
+		pr.senders = append(pr.senders, s)
 	}
 	if p.TotalMessages > 0 {
 		pr.target = p.batchesPerActor()
 	}
-	return pr
+	return pr, nil
 }
 
 func (pr *producer) step() (uint64, error) {

@@ -209,7 +209,10 @@ func fillOne(p *params, t target, batches uint64) error {
 	}
 	defer c.Close()
 	for part := range t.partitions {
-		s := newSender(c, p, t, wire.Partitioning{Kind: wire.PartitioningPartitionID, PartitionID: uint32(part)}, 0)
+		s, err := newSender(c, p, t, wire.Partitioning{Kind: wire.PartitioningPartitionID, PartitionID: uint32(part)}, 0)
+		if err != nil {
+			return fmt.Errorf("prefill %s partition %d: %w", t.name, part, err)
+		}
 		for range batches {
 			if _, err := s.send(); err != nil {
 				return fmt.Errorf("prefill %s partition %d: %w", t.name, part, err)

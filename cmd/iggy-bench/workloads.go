@@ -79,7 +79,7 @@ func (b *bench) producers(admin *client.Client, p *params) error {
 	for i := range p.Actors {
 		t := b.targets[i%len(b.targets)]
 		err := b.add(p, t, "producer", i, p.Actors, func(c *client.Client) (worker, error) {
-			return newProducer(c, p, t, i, balanced), nil
+			return newProducer(c, p, t, i, balanced)
 		})
 		if err != nil {
 			return err
@@ -117,7 +117,7 @@ func (b *bench) pairs(admin *client.Client, p *params) error {
 	for i := range p.Actors {
 		t := b.targets[i]
 		if err := b.add(p, t, "producer", i, p.Actors, func(c *client.Client) (worker, error) {
-			return newProducer(c, p, t, i, false), nil
+			return newProducer(c, p, t, i, false)
 		}); err != nil {
 			return err
 		}

@@ -19,32 +19,37 @@ func leaderOf(addrs []string) int {
 }
 
 // identicalPartitions compares the segment files (.log) and consumer
-// offset files of each node's data directory with node 0's (the nodes are
-// stopped). The sparse .index holds an entry per local disk write, and
-// prepares-*/ is each replica's own journal, so those differ by design.
+// offset files every node holds with the same file of the first node that
+// holds it (the nodes are stopped; with a replication factor below the
+// node count each partition lives on its members only). The sparse .index
+// holds an entry per local disk write, and prepares-*/ is each replica's
+// own journal, so those differ by design.
 func identicalPartitions(nodes []*node) (bool, string, error) {
-	ref, err := partitionFiles(nodes[0].dataDir)
-	if err != nil {
-		return false, "", err
-	}
-	if len(ref) == 0 {
-		return false, "node 0 holds no partition files", nil
-	}
-	for _, n := range nodes[1:] {
+	first := map[string]int{} // file -> the node compared against
+	held := map[int]map[string][]byte{}
+	compared := 0
+	for _, n := range nodes {
 		files, err := partitionFiles(n.dataDir)
 		if err != nil {
 			return false, "", err
 		}
-		if len(files) != len(ref) {
-			return false, fmt.Sprintf("node %d holds %d partition files, node 0 %d", n.id, len(files), len(ref)), nil
-		}
-		for name, data := range ref {
-			if !bytes.Equal(files[name], data) {
-				return false, fmt.Sprintf("%s differs between node 0 (%d bytes) and node %d (%d bytes)", name, len(data), n.id, len(files[name])), nil
+		held[n.id] = files
+		for name, data := range files {
+			ref, ok := first[name]
+			if !ok {
+				first[name] = n.id
+				continue
+			}
+			compared++
+			if !bytes.Equal(held[ref][name], data) {
+				return false, fmt.Sprintf("%s differs between node %d (%d bytes) and node %d (%d bytes)", name, ref, len(held[ref][name]), n.id, len(data)), nil
 			}
 		}
 	}
-	return true, "partition files identical", nil
+	if len(first) == 0 {
+		return false, "no node holds partition files", nil
+	}
+	return true, fmt.Sprintf("partition files identical (%d files, %d copies compared)", len(first), compared), nil
 }
 
 // partitionFiles reads the segment and consumer offset files under

@@ -40,6 +40,9 @@ type options struct {
 	partitions uint
 	seed       uint64
 	keep       bool
+	rf         uint
+	outage     time.Duration
+	workers    uint
 }
 
 func main() {
@@ -51,12 +54,15 @@ func main() {
 	flag.UintVar(&o.partitions, "partitions", partitionsDf, "partitions of the topic (one producer and one consumer each)")
 	flag.Uint64Var(&o.seed, "seed", uint64(time.Now().UnixNano()), "seed of the kill schedule")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (data and logs)")
+	flag.UintVar(&o.rf, "rf", 0, "the topic's replication_factor (0: the default, every node)")
+	flag.DurationVar(&o.outage, "outage", 0, "outage mode: stop the last node this long once, instead of random kills (outage.go)")
+	flag.UintVar(&o.workers, "workers", 0, "producers and consumers, each over its share of the partitions (0: one each per partition)")
 	flag.Parse()
 	os.Exit(run(o))
 }
 
 func run(o options) int {
-	if o.nodes < nodesMin || o.nodes > nodesMax || o.partitions < 1 {
+	if o.nodes < nodesMin || o.nodes > nodesMax || o.partitions < 1 || o.rf > uint(o.nodes) {
 		fmt.Fprintf(os.Stderr, "iggy-chaos: -nodes %d (want %d..%d), -partitions %d (want at least 1)\n", o.nodes, nodesMin, nodesMax, o.partitions)
 		return exitFailed
 	}
@@ -72,7 +78,10 @@ func run(o options) int {
 		return exitFailed
 	}
 	fmt.Println(r.summary(o))
-	if r.v.lost > 0 || r.offsetBackward > 0 || !r.identical {
+	if o.outage > 0 {
+		fmt.Println(r.outage)
+	}
+	if r.v.lost > 0 || r.offsetBackward > 0 || !r.identical || o.outage > 0 && !r.outage.even {
 		fmt.Fprintf(os.Stderr, "iggy-chaos: first loss %s; %s; seed %d\n", r.v.firstLoss, r.identicalNote, o.seed)
 		return exitLoss
 	}
@@ -101,6 +110,7 @@ type result struct {
 	offsetStores               uint64
 	identical                  bool
 	identicalNote              string
+	outage                     outageReport
 }
 
 func (r result) summary(o options) string {
@@ -134,7 +144,7 @@ func chaos(o options, dir string) (result, error) {
 	for i, n := range nodes {
 		addrs[i] = n.addr
 	}
-	w := &workload{addrs: addrs, partitions: uint32(o.partitions)}
+	w := &workload{addrs: addrs, partitions: uint32(o.partitions), rf: uint8(o.rf), workers: uint32(o.workers)}
 	if err := w.setUp(); err != nil {
 		return r, err
 	}
@@ -144,7 +154,12 @@ func chaos(o options, dir string) (result, error) {
 		w.run(stop)
 		close(done)
 	}()
-	r.kills, r.leaderChanges, err = killLoop(nodes, addrs, o)
+	if o.outage > 0 {
+		r.outage, err = outage(nodes, w, o)
+		r.kills = 1
+	} else {
+		r.kills, r.leaderChanges, err = killLoop(nodes, addrs, o)
+	}
 	close(stop)
 	<-done
 	if err != nil {

@@ -39,6 +39,8 @@ type workload struct {
 	addrs          []string
 	stream, topic  wire.Identifier
 	partitions     uint32
+	rf             uint8          // replication_factor; 0: the default
+	workers        uint32         // producers (and consumers); 0: one per partition
 	acked          [][]ackedBatch // by partition
 	mu             sync.Mutex
 	sendErrors     atomic.Uint64
@@ -61,7 +63,11 @@ func (w *workload) setUp() error {
 			if err != nil {
 				return err
 			}
-			d, err := c.CreateTopic(wire.NumericID(s.ID), "chaos", w.partitions, nil)
+			var opts wire.Options
+			if w.rf > 0 {
+				opts = wire.Options{{Key: wire.OptReplicationFactor, Kind: wire.KindUint8, Value: []byte{w.rf}}}
+			}
+			d, err := c.CreateTopic(wire.NumericID(s.ID), "chaos", w.partitions, opts)
 			w.stream, w.topic = wire.NumericID(s.ID), wire.NumericID(d.Topic.ID)
 			return err
 		})
@@ -78,15 +84,24 @@ func (w *workload) setUp() error {
 
 // run produces and consumes until stop is closed.
 func (w *workload) run(stop <-chan struct{}) {
+	workers := w.workers
+	if workers == 0 || workers > w.partitions {
+		workers = w.partitions
+	}
 	var wg sync.WaitGroup
-	for p := range w.partitions {
-		wg.Go(func() { w.produce(p, stop) })
-		wg.Go(func() { w.consume(p, stop) })
+	for i := range workers {
+		var mine []uint32 // partitions i, i+workers, ...
+		for p := i; p < w.partitions; p += workers {
+			mine = append(mine, p)
+		}
+		wg.Go(func() { w.produce(mine, stop) })
+		wg.Go(func() { w.consumeAll(mine, stop) })
 	}
 	wg.Wait()
 }
 
-func (w *workload) produce(partition uint32, stop <-chan struct{}) {
+// produce sends batches to its partitions in turn.
+func (w *workload) produce(parts []uint32, stop <-chan struct{}) {
 	k := newClusterClient(w.addrs)
 	defer k.Close()
 	for seq := uint64(0); ; seq++ {
@@ -95,6 +110,7 @@ func (w *workload) produce(partition uint32, stop <-chan struct{}) {
 			return
 		default:
 		}
+		partition := parts[seq%uint64(len(parts))]
 		msgs := make([]client.Message, batchMessages)
 		ids := make([][16]byte, batchMessages)
 		for i := range msgs {
@@ -116,44 +132,53 @@ func (w *workload) produce(partition uint32, stop <-chan struct{}) {
 	}
 }
 
-// consume reads the partition in order, stores its progress with quorum
-// acknowledgement, and checks that the stored offset it reads back never
-// falls below one the set acknowledged.
-func (w *workload) consume(partition uint32, stop <-chan struct{}) {
+// consumeAll runs one consumer over its partitions in turn.
+func (w *workload) consumeAll(parts []uint32, stop <-chan struct{}) {
 	k := newClusterClient(w.addrs)
 	defer k.Close()
-	var next, stored uint64
-	var hasStored bool
-	for {
+	cs := make([]consumerState, len(parts))
+	for i := 0; ; i = (i + 1) % len(parts) {
 		select {
 		case <-stop:
 			return
 		case <-time.After(consumerPause):
 		}
-		err := k.OnPartition(w.stream, w.topic, partition, func(c *client.Client) error {
-			o, found, err := c.GetOffset(client.Consumer(consumerID), w.stream, w.topic, partition)
-			if err != nil {
-				return err
-			}
-			if hasStored && (!found || o.StoredOffset < stored) {
-				w.offsetBackward.Add(1)
-			}
-			_, msgs, err := c.PollMessages(client.Consumer(consumerID), w.stream, w.topic, &partition, wire.PollOffset, next, verifyChunk, false)
-			if err != nil || len(msgs) == 0 {
-				return err
-			}
-			last := msgs[len(msgs)-1].Offset
-			if err := c.StoreOffset(client.Consumer(consumerID), w.stream, w.topic, partition, last); err != nil {
-				return err
-			}
-			next, stored, hasStored = last+1, last, true
-			w.offsetStores.Add(1)
-			return nil
-		})
-		if err != nil {
+		if err := w.consume(k, parts[i], &cs[i]); err != nil {
 			time.Sleep(errorPause)
 		}
 	}
+}
+
+// consumerState is one partition's consumer progress.
+type consumerState struct {
+	next, stored uint64
+	hasStored    bool
+}
+
+// consume reads the partition in order from where s got to, stores its
+// progress with quorum acknowledgement, and checks that the stored offset
+// it reads back never falls below one the set acknowledged.
+func (w *workload) consume(k *client.Cluster, partition uint32, s *consumerState) error {
+	return k.OnPartition(w.stream, w.topic, partition, func(c *client.Client) error {
+		o, found, err := c.GetOffset(client.Consumer(consumerID), w.stream, w.topic, partition)
+		if err != nil {
+			return err
+		}
+		if s.hasStored && (!found || o.StoredOffset < s.stored) {
+			w.offsetBackward.Add(1)
+		}
+		_, msgs, err := c.PollMessages(client.Consumer(consumerID), w.stream, w.topic, &partition, wire.PollOffset, s.next, verifyChunk, false)
+		if err != nil || len(msgs) == 0 {
+			return err
+		}
+		last := msgs[len(msgs)-1].Offset
+		if err := c.StoreOffset(client.Consumer(consumerID), w.stream, w.topic, partition, last); err != nil {
+			return err
+		}
+		s.next, s.stored, s.hasStored = last+1, last, true
+		w.offsetStores.Add(1)
+		return nil
+	})
 }
 
 // verification is what the end of a run found.

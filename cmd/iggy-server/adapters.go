@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/iggygo/iggy/adapters/crypto"
 	"github.com/iggygo/iggy/adapters/disk"
+	"github.com/iggygo/iggy/adapters/extauth"
 	"github.com/iggygo/iggy/adapters/snapshot"
 	"github.com/iggygo/iggy/io/compute"
 	"github.com/iggygo/iggy/io/storage"
@@ -18,10 +19,17 @@ func (tokens) Random(b []byte)               { crypto.Random(b) }
 func (tokens) NewKey(b []byte)               { crypto.Random(b) }
 
 // runJob does the node's compute jobs on a worker: argon2id hashes and
-// checks, and diagnostic archives. A check without a hash (a user that does
-// not exist) runs against standIn, a hash of the parameters of real ones.
-func runJob(r compute.Request, src snapshot.Sources, standIn string) compute.Result {
+// checks, diagnostic archives and flight recorder dumps. A check without a
+// hash (a user that does not exist) runs against standIn, a hash of the
+// parameters of real ones. External auth callouts go to the service of
+// [external_auth].
+func runJob(r compute.Request, src snapshot.Sources, standIn string, callouts *extauth.Caller, box *flightBox) compute.Result {
 	switch r.Kind {
+	case compute.KindExternalAuth:
+		// The node asks only when external_auth is enabled (ExternalAuthCalloutsMax).
+		return callouts.Run(r)
+	case compute.KindFlightDump:
+		return box.dumpJob(r)
 	case compute.KindHashPassword:
 		h, err := crypto.HashPassword(r.Password)
 		if err != nil {

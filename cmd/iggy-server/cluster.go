@@ -73,6 +73,7 @@ func asReplica(nc *node.Config, cfg *config.Config, self *config.ClusterNode) er
 	nc.Replica, nc.Replicas = self.ReplicaID, uint8(len(cfg.Cluster.Nodes))
 	nc.ClusterName, nc.NodeName = cfg.Cluster.Name, self.Name
 	nc.AdvertisedHost = self.PublishedHost()
+	nc.Racks = rackIndexes(cfg.Cluster.Nodes)
 	for _, n := range cfg.Cluster.Nodes {
 		rec := wire.ClusterNode{Name: n.Name, Address: n.PublishedHost(), TCPPort: portOf(cfg.TCP.Enabled, n.Ports.TCP),
 			QUICPort: portOf(cfg.QUIC.Enabled, n.Ports.QUIC), HTTPPort: portOf(cfg.HTTP.Enabled, n.Ports.HTTP),

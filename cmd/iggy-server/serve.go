@@ -13,6 +13,7 @@ import (
 
 	"github.com/iggygo/iggy/adapters/config"
 	"github.com/iggygo/iggy/adapters/crypto"
+	"github.com/iggygo/iggy/adapters/extauth"
 	"github.com/iggygo/iggy/adapters/rootcreds"
 	"github.com/iggygo/iggy/adapters/server"
 	"github.com/iggygo/iggy/adapters/snapshot"
@@ -92,13 +93,14 @@ func serve(f flags, log *slog.Logger, stop <-chan struct{}) error {
 	box.dumpOnSignal(stop)
 	sources := snapshotSources(cfg)
 	if box != nil {
-		sources.FlightDump = func() []byte { return box.bytes("diagnostic snapshot") }
+		sources.FlightDump = box.forArchive
 	}
 	standIn, err := crypto.StandInHash()
 	if err != nil {
 		return fmt.Errorf("stand-in password hash: %w", err)
 	}
-	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources, standIn) })
+	callouts := extauth.New(cfg.ExternalAuth.URL, cfg.ExternalAuth.Timeout)
+	jobs := server.NewJobs(jobWorkers, func(r compute.Request) compute.Result { return runJob(r, sources, standIn, callouts, box) })
 	defer jobs.Close()
 	shards, err := newShardLoops(cfg, ncfg, plan, jobs, hub, log, box, func() {
 		if logFile != nil {
@@ -191,6 +193,9 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		SkipReadChecksums:        !cfg.System.Partition.ValidateChecksum,
 		RepairMemoryBytesMax:     cfg.Partition.RepairMemoryBytesMax,
 		WALBytesMax:              cfg.Partition.WALBytesMax,
+	}
+	if cfg.ExternalAuth.Enabled {
+		nc.ExternalAuthCalloutsMax = cfg.ExternalAuth.MaxConcurrentCallouts
 	}
 	tick := clock.TickMillis * time.Millisecond
 	// Quorum evidence lasts cluster.heartbeat_timeout + 3 s (QEV-2).

@@ -44,7 +44,7 @@ func TestCanaries(t *testing.T) {
 			if out, err := build.CombinedOutput(); err != nil {
 				t.Fatalf("build -tags %s: %v\n%s", c.tag, err, out)
 			}
-			out, err := exec.Command(bin, "-sweep", canarySeeds, "-profile", c.profile).Output()
+			out, err := exec.Command(bin, "-sweep", canarySeeds, "-profile", c.profile, "-require-marks").Output()
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) {
 				t.Fatalf("the sweep of %s did not fail (err %v):\n%s", c.tag, err, out)

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/iggygo/iggy/flight"
+	"github.com/iggygo/iggy/flight/clients"
 )
 
 // flightFlags steer -replay of a production flight recorder dump (a
@@ -17,11 +18,13 @@ var flightFlags = struct {
 	until        *int
 	print, check *bool
 	force        *bool
+	data         *string
 }{
 	until: flag.Int("until", 0, "with -replay of a flight dump: stop after N inputs"),
 	print: flag.Bool("print", false, "with -replay of a flight dump: print each input and the core's outputs"),
-	check: flag.Bool("check", false, "with -replay of a flight dump: check each Ready (replies to open connections, disk ids, one boot)"),
+	check: flag.Bool("check", false, "with -replay of a flight dump: check each Ready (replies to open connections, disk ids, one boot) and run the one-node oracles over the clients' history"),
 	force: flag.Bool("force", false, "with -replay of a flight dump: replay a dump of another build"),
+	data:  flag.String("data", "", "with -replay of a flight dump: the server's data directory, where poll reads recorded by digest are read back"),
 }
 
 // isFlightDump reports whether path opens with a flight dump's magic.
@@ -43,7 +46,12 @@ func runFlightReplay(path string) int {
 		fatal(err)
 	}
 	defer f.Close()
-	o := flight.Options{Until: *flightFlags.until, Check: *flightFlags.check, Force: *flightFlags.force}
+	o := flight.Options{Until: *flightFlags.until, Check: *flightFlags.check, Force: *flightFlags.force, DataDir: *flightFlags.data}
+	var hist *clients.History
+	if o.Check {
+		hist = clients.NewHistory()
+		o.Clients = hist
+	}
 	var out *bufio.Writer
 	if *flightFlags.print {
 		out = bufio.NewWriterSize(os.Stdout, 1<<16)
@@ -70,5 +78,25 @@ func runFlightReplay(path string) int {
 	}
 	fmt.Printf("flight dump (%s, build %s, %d shards): inputs=%d takes=%d hash=%s server=%s %s\n",
 		h.Reason, h.Build, h.Shards, res.Inputs, res.Takes, res.Hash, h.Hash, state)
-	return 0
+	if hist == nil {
+		return 0
+	}
+	return printVerdicts(hist)
+}
+
+// printVerdicts reports each oracle's verdict on the clients' history of a
+// -check replay, and fails the run on a violation.
+func printVerdicts(hist *clients.History) int {
+	s := hist.Stats()
+	fmt.Printf("clients' history: appends=%d reads=%d (with messages %d) offset stores=%d gets=%d\n",
+		s.Appends, s.Reads, s.ReadsWithMessages, s.Stores, s.Gets)
+	rc := 0
+	for _, v := range hist.Judge() {
+		fmt.Printf("oracle %s: %s\n", v.Oracle, v.Result)
+		if v.Result != "ok" {
+			rc = 1
+			fmt.Print(v.Detail)
+		}
+	}
+	return rc
 }

@@ -2,9 +2,11 @@
 //
 //	iggy-sim -seed N [-profile P] [-workload W] [-record FILE]   one seed; the last line is
 //	    seed=N ticks=T ops=O trace=<16 hex> ok, or FAIL: <oracle>: <reason> (exit 1)
-//	iggy-sim -sweep A-B [-profile lite|swarm|liveness|cluster|all]   seeds A..B with progress and a summary
+//	iggy-sim -sweep A-B [-profile lite|swarm|liveness|cluster|all] [-require-marks]   seeds A..B with
+//	    progress on a terminal (seeds done, failures, seeds/s, ETA), a summary and, for each failed
+//	    seed, the command that reproduces it; a missed vacuity mark is a warning unless -require-marks
 //	iggy-sim -replay FILE   drives fresh nodes with a recorded trace and checks its hash
-//	                        (or a server's flight dump: -until N, -print, -check, -force)
+//	                        (or a server's flight dump: -until N, -print, -check, -force, -data DIR)
 //
 // -cover (with -seed or -sweep, inside the repository) reports the
 // statement coverage of core/ the run reached and lists the core functions
@@ -35,6 +37,7 @@ func run() int {
 	cover := flag.Bool("cover", false, "report the statement coverage of core/ the run reached (needs the source and go)")
 	coverFuncs := flag.String("coverfuncs", "", "with -cover: write every core function's coverage to FILE")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof)")
+	requireMarks := flag.Bool("require-marks", false, "with -sweep: fail when a vacuity mark was never hit (else a warning; CI requires them)")
 	flag.Parse()
 	if *cover {
 		return runCovered(withoutCoverFlags(os.Args[1:]), *coverFuncs)
@@ -65,7 +68,7 @@ func run() int {
 		if err != nil {
 			fatal(err)
 		}
-		return runSweeps(a, b, parseProfiles(*profile))
+		return runSweeps(a, b, parseProfiles(*profile), sweepOpts{requireMarks: *requireMarks})
 	}
 	flag.Usage()
 	return 2
@@ -134,6 +137,9 @@ func runSeed(seed uint64, k sim.Knobs, record string) int {
 	}
 	fmt.Printf("porcupine: %d partitions, %d ops, %d reads with messages, %v\n",
 		res.Porcupine.Partitions, res.Porcupine.Ops, res.Porcupine.Reads, res.Porcupine.Elapsed.Round(1e6))
+	for _, k := range res.Porcupine.Unknown {
+		fmt.Printf("porcupine: partition %s/%s/%d unchecked: its check timed out\n", k.Stream, k.Topic, k.Partition)
+	}
 	fmt.Printf("marks: %s\n", strings.Join(res.Marks.Names(), " "))
 	fmt.Print(res.Details)
 	fmt.Println(res.Line())

@@ -13,33 +13,45 @@ import (
 // progressEvery paces the progress line.
 const progressEvery = time.Second
 
+// sweepOpts are the sweep's switches from the command line.
+type sweepOpts struct {
+	// requireMarks fails a sweep that missed a vacuity mark; without it a
+	// short local sweep only warns (CI's sweeps require them).
+	requireMarks bool
+}
+
 // runSweeps sweeps a..b under each profile in turn; it fails when one did.
-func runSweeps(a, b uint64, ps []sim.Profile) int {
+func runSweeps(a, b uint64, ps []sim.Profile, o sweepOpts) int {
 	rc := 0
 	for _, p := range ps {
 		if len(ps) > 1 {
 			fmt.Printf("profile %s\n", p)
 		}
-		rc = max(rc, runSweep(a, b, p))
+		rc = max(rc, runSweep(a, b, p, o))
 	}
 	return rc
 }
 
-// runSweep runs seeds a..b, printing a progress line every few seconds and
-// a summary; it fails when a seed fails or the sweep was vacuous.
-func runSweep(a, b uint64, p sim.Profile) int {
+// runSweep runs seeds a..b, with a progress line on a terminal and a
+// summary; it fails when a seed fails, or when the sweep was vacuous and
+// marks are required.
+func runSweep(a, b uint64, p sim.Profile, o sweepOpts) int {
 	cpu0 := cpuTime()
+	start := time.Now()
 	var shown time.Time
+	tty := isTerminal(os.Stderr)
 	s := sim.Sweep(a, b, p, func(done, total int, st *sim.SweepStats) {
-		if time.Since(shown) < progressEvery && done < total {
+		if !tty || (time.Since(shown) < progressEvery && done < total) {
 			return
 		}
 		shown = time.Now()
-		fmt.Fprintf(os.Stderr, "\r%d/%d seeds, %d failed, %.1f seeds/s", done, total, len(st.Failed), st.SeedsPerSecond())
+		fmt.Fprintf(os.Stderr, "\r%s", progressLine(done, total, len(st.Failed), time.Since(start)))
 	})
-	fmt.Fprintln(os.Stderr)
+	if tty {
+		fmt.Fprintln(os.Stderr)
+	}
 	for _, f := range s.Failed {
-		fmt.Printf("seed %d: %s\n", f.Seed, f.Line())
+		fmt.Printf("seed %d: %s\n  reproduce: %s\n", f.Seed, f.Line(), reproduceCommand(f.Seed, p))
 	}
 	for _, c := range s.Classified {
 		fmt.Printf("seed %d classified unrecoverable: %s\n", c.Seed, c.Classified)
@@ -49,16 +61,47 @@ func runSweep(a, b uint64, p sim.Profile) int {
 		s.Seeds, len(s.Failed), len(s.Classified), s.SeedsPerSecond(), s.SimPerWall(), s.PorcupineMillisPerSeed(), s.Ops,
 		float64(s.Ops)/float64(s.Seeds), cpu, float64(s.Seeds)/cpu, s.SimSeconds()/cpu)
 	fmt.Printf("marks: %s\n", strings.Join(s.MarkLines(), " "))
+	rc := 0
 	if err := s.Vacuity(p); err != nil {
-		fmt.Printf("FAIL: vacuity: %v\n", err)
-		return 1
+		if o.requireMarks {
+			fmt.Printf("FAIL: vacuity: %v\n", err)
+			rc = 1
+		} else {
+			fmt.Printf("warning: %v (a sweep of %d seeds may be too short to reach them; -require-marks makes this a failure)\n", err, s.Seeds)
+		}
 	}
 	if len(s.Failed) > 0 {
 		fmt.Printf("FAIL: %d of %d seeds failed\n", len(s.Failed), s.Seeds)
-		return 1
+		rc = 1
 	}
-	fmt.Println("ok")
-	return 0
+	if rc == 0 {
+		fmt.Println("ok")
+	}
+	return rc
+}
+
+// progressLine is "done/total seeds, F failed, R seeds/s, ETA d".
+func progressLine(done, total, failed int, elapsed time.Duration) string {
+	line := fmt.Sprintf("%d/%d seeds, %d failed", done, total, failed)
+	if done == 0 || elapsed <= 0 {
+		return line
+	}
+	rate := float64(done) / elapsed.Seconds()
+	eta := time.Duration(float64(total-done) / rate * float64(time.Second))
+	return line + fmt.Sprintf(", %.1f seeds/s, ETA %v   ", rate, eta.Round(time.Second))
+}
+
+// reproduceCommand is the one command that runs a failed seed of a sweep
+// (the current workload) again on its own.
+func reproduceCommand(seed uint64, p sim.Profile) string {
+	return fmt.Sprintf("go run ./cmd/iggy-sim -seed %d -profile %s", seed, p)
+}
+
+// isTerminal says whether f is a terminal (a character device): progress
+// lines rewritten with \r are for a person watching, not for a log.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // cpuTime is the CPU time this process used so far (user and system), the

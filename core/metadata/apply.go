@@ -91,6 +91,8 @@ func (s *State) applyMore(ctx Ctx, cmd Command) Result {
 		return s.removeMember(ctx, c)
 	case *CompleteRevocation:
 		return s.completeRevocation(ctx, c)
+	case *MovePrimary:
+		return s.movePrimary(c)
 	case *UpdateResource:
 		return s.updateResource(ctx, c)
 	}

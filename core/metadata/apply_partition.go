@@ -10,7 +10,10 @@ func (s *State) createPartitions(ctx Ctx, c *CreatePartitions) Result {
 	if uint64(nextPartitionID(t))+uint64(c.Count) > partitionIDsMax {
 		return reject(wire.PartitionIdSpaceExhausted)
 	}
-	effects := appendPartitions(ctx, nil, st.ID, t, c.Count)
+	if code := checkPlacement(&c.Placement, t.ReplicationFactor); code != wire.OK {
+		return reject(code)
+	}
+	effects := s.appendPartitions(ctx, nil, st.ID, t, c.Count, &c.Placement)
 	effects = rebalanceTopic(effects, st.ID, t)
 	return Result{Effects: effects}
 }
@@ -77,4 +80,41 @@ func (s *State) truncatePartition(ctx Ctx, c *TruncatePartition) Result {
 	return Result{Effects: []Effect{PartitionTruncated{
 		Stream: st.ID, Topic: t.ID, Partition: p.ID, Revision: p.CreatedRevision, Watermark: c.Watermark,
 	}}}
+}
+
+// movePrimary records a granted move (PLACE-11): the partition of that
+// incarnation, led by From as the metadata primary saw it, goes to To, one
+// of its members. A stale grant (the partition went, or To is no member)
+// is refused and changes nothing.
+func (s *State) movePrimary(c *MovePrimary) Result {
+	p := s.PartitionByID(c.Stream, c.Topic, c.Partition)
+	if p == nil || p.CreatedRevision != c.Revision {
+		return reject(wire.PartitionNotFound)
+	}
+	if c.To >= replicationFactorMax || !p.IsMember(c.To) || c.From == c.To {
+		return reject(wire.InvalidCommand)
+	}
+	p.Primary = c.To
+	return Result{Effects: []Effect{PrimaryMoveGranted{
+		Stream: c.Stream, Topic: c.Topic, Partition: c.Partition, Revision: c.Revision, From: c.From, To: c.To,
+	}}}
+}
+
+// PartitionByID finds a partition by numeric ids, or nil.
+func (s *State) PartitionByID(stream, topic, partition uint32) *Partition {
+	i, ok := search(s.streams, stream, streamKey)
+	if !ok {
+		return nil
+	}
+	st := s.streams[i]
+	j, ok := search(st.Topics, topic, topicKey)
+	if !ok {
+		return nil
+	}
+	t := st.Topics[j]
+	k, ok := search(t.Partitions, partition, partitionKey)
+	if !ok {
+		return nil
+	}
+	return &t.Partitions[k]
 }

@@ -98,6 +98,7 @@ func purgePartitions(ctx Ctx, effects []Effect, stream uint32, t *Topic) []Effec
 			OldRevision: p.CreatedRevision, Revision: ctx.Op,
 		})
 		p.CreatedRevision = ctx.Op
+		p.FirstPrimary = p.Primary // the new history starts where the old one was led
 	}
 	return effects
 }

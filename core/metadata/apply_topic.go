@@ -18,6 +18,9 @@ func (s *State) createTopic(ctx Ctx, c *CreateTopic) Result {
 	if code := checkNewTopic(st, c); code != wire.OK {
 		return reject(code)
 	}
+	if code := checkPlacement(&c.Placement, c.ReplicationFactor); code != wire.OK {
+		return reject(code)
+	}
 	id := lowestFreeID(st.Topics, topicKey)
 	t := &Topic{
 		ID: id, Name: c.Name, CreatedAtMicros: ctx.NowMicros, CreatedOp: ctx.Op,
@@ -26,7 +29,7 @@ func (s *State) createTopic(ctx Ctx, c *CreateTopic) Result {
 		CompressionAlgorithm: c.CompressionAlgorithm, ReplicationFactor: c.ReplicationFactor,
 		ResizePolicy: c.ResizePolicy, groupNames: map[string]uint32{},
 	}
-	effects := appendPartitions(ctx, nil, st.ID, t, c.PartitionsCount)
+	effects := s.appendPartitions(ctx, nil, st.ID, t, c.PartitionsCount, &c.Placement)
 	st.Topics = insertAt(st.Topics, int(id), t)
 	st.topicNames[t.Name] = id
 	return Result{Stream: st, Topic: t, Effects: effects}
@@ -77,12 +80,14 @@ func fitsSegment(maxTopicSize uint64, explicit, derived []option) bool {
 	return !ok || segment == 0 || maxTopicSize >= segment
 }
 
-// appendPartitions adds count partitions after the highest id; the caller
-// has checked the id space.
-func appendPartitions(ctx Ctx, effects []Effect, stream uint32, t *Topic, count uint32) []Effect {
+// appendPartitions adds count partitions after the highest id, placed at
+// the topic's factor; the caller has checked the id space and placement.
+func (s *State) appendPartitions(ctx Ctx, effects []Effect, stream uint32, t *Topic, count uint32, pl *Placement) []Effect {
 	next := nextPartitionID(t)
+	places := s.placePartitions(ctx, pl, t.ReplicationFactor, next, count)
 	for i := uint32(0); i < count; i++ {
-		p := Partition{ID: next + i, CreatedAtMicros: ctx.NowMicros, CreatedRevision: ctx.Op}
+		p := Partition{ID: next + i, CreatedAtMicros: ctx.NowMicros, CreatedRevision: ctx.Op,
+			Members: places[i].members, FirstPrimary: places[i].primary, Primary: places[i].primary}
 		t.Partitions = append(t.Partitions, p)
 		effects = append(effects, PartitionCreated{Stream: stream, Topic: t.ID, Partition: p.ID, Revision: p.CreatedRevision})
 	}

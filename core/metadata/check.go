@@ -80,6 +80,9 @@ func (s *State) checkTopic(st *Stream, t *Topic) error {
 		if k > 0 && p.ID <= t.Partitions[k-1].ID || p.ID >= partitionIDsMax || p.CreatedRevision > s.lastOp {
 			return fmt.Errorf("partition %d: bad id or revision", p.ID)
 		}
+		if !validMembers(&p) {
+			return fmt.Errorf("partition %d: bad members or primary", p.ID)
+		}
 	}
 	for k, g := range t.Groups {
 		if k > 0 && g.ID <= t.Groups[k-1].ID || g.ID >= t.NextGroupID || t.groupNames[g.Name] != g.ID {
@@ -143,4 +146,19 @@ func (s *State) checkUsers() error {
 		return errors.New("name index size mismatch")
 	}
 	return nil
+}
+
+// validMembers: members ascending below the replica bound, primaries among
+// them.
+func validMembers(p *Partition) bool {
+	for i, m := range p.Members {
+		if m >= replicationFactorMax || i > 0 && m <= p.Members[i-1] {
+			return false
+		}
+	}
+	if p.Members != nil && len(p.Members) == 0 {
+		return false
+	}
+	return p.FirstPrimary < replicationFactorMax && p.Primary < replicationFactorMax &&
+		p.IsMember(p.FirstPrimary) && p.IsMember(p.Primary)
 }

@@ -189,6 +189,30 @@ func (c *codec) ascending(v *[]uint32, max int) {
 	}
 }
 
+// u8s is a u32 count of at most max bytes, then the bytes.
+func (c *codec) u8s(v *[]uint8, max int) {
+	n := len(*v)
+	c.length(&n, 1, max)
+	if c.decoding() && n > 0 {
+		*v = make([]uint8, n)
+	}
+	for i := 0; i < n && c.ok(); i++ {
+		c.u8(&(*v)[i])
+	}
+}
+
+// u32s is a u32 count of at most max values, then the values.
+func (c *codec) u32s(v *[]uint32, max int) {
+	n := len(*v)
+	c.length(&n, 4, max)
+	if c.decoding() && n > 0 {
+		*v = make([]uint32, n)
+	}
+	for i := 0; i < n && c.ok(); i++ {
+		c.u32(&(*v)[i])
+	}
+}
+
 // permissions is [has u8][len u32][block] (protocol-framing.md 6.3).
 func (c *codec) permissions(v **wire.Permissions) {
 	has := *v != nil

@@ -5,7 +5,7 @@ import "github.com/iggygo/iggy/wire"
 // Kind tags a command in the op log. Values equal the consensus operation
 // byte where the protocol has one (protocol-framing.md section 2); the rest
 // are ours: 150 UpdateResource (the target release gives code 16 no
-// operation byte), 69 DeleteExpiredTokens and 70 SetStreamKeyOptions.
+// operation byte), 69 DeleteExpiredTokens, 70 MovePrimary and 71 SetStreamKeyOptions.
 type Kind uint8
 
 const (
@@ -13,7 +13,8 @@ const (
 	KindCompleteRevocation  Kind = 67
 	KindTruncatePartition   Kind = 68
 	KindDeleteExpiredTokens Kind = 69
-	KindSetStreamKeyOptions Kind = 70
+	KindMovePrimary         Kind = 70
+	KindSetStreamKeyOptions Kind = 71
 	KindCreateStream        Kind = 128
 	KindUpdateStream        Kind = 129
 	KindDeleteStream        Kind = 130
@@ -78,6 +79,7 @@ type CreateTopic struct {
 	CompressionAlgorithm uint8
 	ReplicationFactor    uint8 // 0 = all replicas
 	ResizePolicy         ResizePolicy
+	Placement            Placement // stamped by the metadata primary
 }
 
 // UpdateTopic renames a topic and sets options (code 304).
@@ -93,10 +95,22 @@ type DeleteTopic struct{ Stream, Topic wire.Identifier }
 // PurgeTopic empties every partition of a topic.
 type PurgeTopic struct{ Stream, Topic wire.Identifier }
 
-// CreatePartitions appends Count partitions (1..1000).
+// CreatePartitions appends Count partitions (1..1000), placed at the
+// topic's replication factor (PLACE-16).
 type CreatePartitions struct {
 	Stream, Topic wire.Identifier
 	Count         uint32
+	Placement     Placement // stamped by the metadata primary
+}
+
+// MovePrimary gives a partition's primary to To, a member, once the
+// metadata primary confirmed that To applied what From committed
+// (PLACE-11). From, the primary it saw, drains and hands its group to To
+// (PLACE-12). It is the metadata primary's own op, never a client's.
+type MovePrimary struct {
+	Stream, Topic, Partition uint32
+	Revision                 uint64
+	From, To                 uint8
 }
 
 // DeletePartitions removes the Count partitions with the highest ids.
@@ -242,6 +256,7 @@ func (*JoinConsumerGroup) Kind() Kind         { return KindJoinConsumerGroup }
 func (*LeaveConsumerGroup) Kind() Kind        { return KindLeaveConsumerGroup }
 func (*RemoveMember) Kind() Kind              { return KindRemoveMember }
 func (*CompleteRevocation) Kind() Kind        { return KindCompleteRevocation }
+func (*MovePrimary) Kind() Kind               { return KindMovePrimary }
 func (*CreateUser) Kind() Kind                { return KindCreateUser }
 func (*UpdateUser) Kind() Kind                { return KindUpdateUser }
 func (*DeleteUser) Kind() Kind                { return KindDeleteUser }
@@ -290,6 +305,8 @@ func newCommand(k Kind) Command {
 		return &RemoveMember{}
 	case KindCompleteRevocation:
 		return &CompleteRevocation{}
+	case KindMovePrimary:
+		return &MovePrimary{}
 	}
 	return newUserCommand(k)
 }

@@ -92,6 +92,7 @@ func (x *CreateTopic) walk(c *codec) {
 	c.u8(&x.CompressionAlgorithm)
 	c.u8(&x.ReplicationFactor)
 	c.u8((*uint8)(&x.ResizePolicy))
+	x.Placement.walk(c)
 }
 
 func (x *UpdateTopic) walk(c *codec) {
@@ -104,7 +105,28 @@ func (x *UpdateTopic) walk(c *codec) {
 func (x *DeleteTopic) walk(c *codec) { c.ident(&x.Stream); c.ident(&x.Topic) }
 func (x *PurgeTopic) walk(c *codec)  { c.ident(&x.Stream); c.ident(&x.Topic) }
 
-func (x *CreatePartitions) walk(c *codec) { c.ident(&x.Stream); c.ident(&x.Topic); c.u32(&x.Count) }
+func (x *CreatePartitions) walk(c *codec) {
+	c.ident(&x.Stream)
+	c.ident(&x.Topic)
+	c.u32(&x.Count)
+	x.Placement.walk(c)
+}
+
+func (x *Placement) walk(c *codec) {
+	c.u8(&x.Nodes)
+	c.u8s(&x.Racks, replicationFactorMax)
+	c.u32(&x.Eligible)
+	c.u32s(&x.Loads, replicationFactorMax)
+}
+
+func (x *MovePrimary) walk(c *codec) {
+	c.u32(&x.Stream)
+	c.u32(&x.Topic)
+	c.u32(&x.Partition)
+	c.u64(&x.Revision)
+	c.u8(&x.From)
+	c.u8(&x.To)
+}
 func (x *DeletePartitions) walk(c *codec) { c.ident(&x.Stream); c.ident(&x.Topic); c.u32(&x.Count) }
 
 func (x *TruncatePartition) walk(c *codec) {

@@ -32,8 +32,8 @@
 //   - Deleting a stream or topic prunes every user's grants on it, because
 //     the id will be reused.
 //   - Command kinds equal the consensus operation bytes where the protocol
-//     has them (UpdateResource is 150, DeleteExpiredTokens 69 and
-//     SetStreamKeyOptions 70, ours).
+//     has them (UpdateResource is 150, DeleteExpiredTokens 69, MovePrimary 70 and
+//     SetStreamKeyOptions 71, ours).
 //     Apply refuses with 3 any command Decode could not have produced.
 //   - ChangePassword carries the stored hash the node verified the current
 //     password against; if another change committed in between, or the

@@ -31,6 +31,14 @@ type PartitionTruncated struct {
 	Watermark                uint64
 }
 
+// PrimaryMoveGranted: From, if it still leads the partition's group,
+// drains its accepted writes and hands the group to To (PLACE-12).
+type PrimaryMoveGranted struct {
+	Stream, Topic, Partition uint32
+	Revision                 uint64
+	From, To                 uint8
+}
+
 // GroupRebalanced: a group's assignment changed; members should re-sync.
 type GroupRebalanced struct {
 	Stream, Topic, Group uint32
@@ -54,6 +62,7 @@ func (PartitionDeleted) isEffect()   {}
 func (PartitionPurged) isEffect()    {}
 func (PartitionTruncated) isEffect() {}
 func (GroupRebalanced) isEffect()    {}
+func (PrimaryMoveGranted) isEffect() {}
 func (GroupDeleted) isEffect()       {}
 func (PermissionsPruned) isEffect()  {}
 func (UserDeleted) isEffect()        {}

@@ -51,6 +51,16 @@ type Partition struct {
 	// (create or purge): the incarnation that tells a recreated partition
 	// from the old one.
 	CreatedRevision uint64
+	// Members are the replicas that hold the partition, ascending, fixed
+	// at creation (PLACE-15); nil: every replica (replication factor
+	// "all", or the roster's size).
+	Members []uint8
+	// FirstPrimary leads the incarnation's first view (every member
+	// opens its group there); Primary is the replica the metadata last
+	// gave the partition: FirstPrimary, or the target of the last move it
+	// granted (PLACE-11). The group's own view changes may move the
+	// primary meanwhile; the metadata primary observes those.
+	FirstPrimary, Primary uint8
 }
 
 // ClientID is a session's 128-bit consensus client id.

@@ -14,7 +14,7 @@ import (
 // u64 LE]. The body walks the state in id order, so equal states give equal
 // bytes, and Restore accepts only bytes Snapshot could have written.
 const (
-	snapshotVersion       = 2 // 2 adds the change log
+	snapshotVersion       = 3 // 2: partitions carry their members and primaries; 3: the change log
 	snapshotChecksumBytes = 8
 	// Decode bounds for counts with no protocol limit; the remaining input
 	// bounds them further.
@@ -119,7 +119,7 @@ func (x *Topic) walk(c *codec) {
 	c.u8(&x.ReplicationFactor)
 	c.u8((*uint8)(&x.ResizePolicy))
 	n := len(x.Partitions)
-	c.length(&n, 20, partitionIDsMax)
+	c.length(&n, 26, partitionIDsMax)
 	if c.decoding() && n > 0 {
 		x.Partitions = make([]Partition, n)
 	}
@@ -128,6 +128,9 @@ func (x *Topic) walk(c *codec) {
 		c.u32(&p.ID)
 		c.u64(&p.CreatedAtMicros)
 		c.u64(&p.CreatedRevision)
+		c.u8s(&p.Members, replicationFactorMax)
+		c.u8(&p.FirstPrimary)
+		c.u8(&p.Primary)
 	}
 	c.u32(&x.NextGroupID)
 	walkList(c, &x.Groups, groupsPerTopicMax, (*ConsumerGroup).walk)
@@ -152,7 +155,7 @@ func (x *Member) walk(c *codec) {
 	c.client(&x.Client)
 	c.ascending(&x.Partitions, partitionIDsMax)
 	n := len(x.Revoking)
-	c.length(&n, 20, partitionIDsMax)
+	c.length(&n, 26, partitionIDsMax)
 	if c.decoding() && n > 0 {
 		x.Revoking = make([]Revocation, n)
 	}

@@ -23,7 +23,7 @@ func TestCreateTopic(t *testing.T) {
 	var want []Effect
 	for p := uint32(0); p < 3; p++ {
 		want = append(want, PartitionCreated{Stream: s, Topic: 0, Partition: p, Revision: h.op})
-		if tp.Partitions[p] != (Partition{ID: p, CreatedAtMicros: h.now, CreatedRevision: h.op}) {
+		if !reflect.DeepEqual(tp.Partitions[p], Partition{ID: p, CreatedAtMicros: h.now, CreatedRevision: h.op}) {
 			t.Fatalf("partition %+v", tp.Partitions[p])
 		}
 	}

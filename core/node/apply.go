@@ -28,6 +28,7 @@ func (n *Node) applyPrepare(p *vsr.Prepare, replaying bool) {
 		assert.Failf("applying op %d after %d", p.Op, n.applied)
 	}
 	n.applied, n.appliedChecksum = p.Op, p.Checksum
+	n.place.applied(p.Op)
 	n.appliedLog.push(AppliedOp{Op: p.Op, Checksum: p.Checksum})
 	w, waited := n.waiting[p.Op]
 	delete(n.waiting, p.Op)

@@ -53,6 +53,9 @@ func (n *Node) openAllPartitions() {
 		for _, t := range s.Topics {
 			for _, p := range t.Partitions {
 				k := partKey{s.ID, t.ID, p.ID}
+				if !n.holds(k) {
+					continue
+				}
 				n.openPartition(k)
 				if n.cfg.clustered() {
 					n.openGroup(k, p.CreatedRevision)

@@ -42,6 +42,8 @@ type GroupState struct {
 	// equal checksums at one op mean equal committed logs up to it.
 	Applied         uint64
 	AppliedChecksum uint64
+	// Members are a partition group's replicas (nil: every replica).
+	Members []uint8
 }
 
 // clustered reports a replica set of more than one.
@@ -249,7 +251,9 @@ func (n *Node) reopenPartitions() {
 	for _, s := range n.meta.Streams() {
 		for _, t := range s.Topics {
 			for _, p := range t.Partitions {
-				want[partKey{s.ID, t.ID, p.ID}] = p.CreatedRevision
+				if k := (partKey{s.ID, t.ID, p.ID}); n.holds(k) {
+					want[k] = p.CreatedRevision
+				}
 			}
 		}
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // scriptFlags are the bare words a command may carry.
-var scriptFlags = []string{"nowait", "torn", "balanced", "next", "auto-commit", "new-id", "last", "held"}
+var scriptFlags = []string{"nowait", "torn", "balanced", "next", "auto-commit", "new-id", "last", "held", "first"}
 
 type command func(w *world, a *args)
 
@@ -34,9 +34,9 @@ func init() {
 		"create-stream": cmdCreateStream, "delete-stream": cmdDeleteStream, "get-stream": cmdGetStream, "get-streams": cmdGetStreams,
 		"create-topic": cmdCreateTopic, "delete-topic": cmdDeleteTopic, "delete-segments": cmdDeleteSegments, "get-topic": cmdGetTopic,
 		"create-user": cmdCreateUser, "update-permissions": cmdUpdatePermissions,
-		"send": cmdSend, "poll": cmdPoll, "deferred-poll": cmdDeferredPoll, "cancel-deferred": cmdCancelDeferred,
+		"send": cmdSend, "poll": cmdPoll, "deferred-poll": cmdDeferredPoll, "poll-options": cmdPollOptions, "fetch": cmdFetch, "cancel-deferred": cmdCancelDeferred,
 		"store-offset": cmdStoreOffset, "get-offset": cmdGetOffset, "delete-offset": cmdDeleteOffset,
-		"rm": cmdRm,
+		"rm": cmdRm, "release-callouts": cmdReleaseCallouts,
 	}
 }
 
@@ -66,16 +66,19 @@ func rootArg(a *args) (user, password string, ok bool) {
 	return user, password, true
 }
 
-// boot [root=user/password] [clients=N] [shards=N] [parked=N] [defer-inflight=N]
+// boot [root=user/password] [clients=N] [shards=N] [parked=N] [parked-per-session=N] [defer-inflight=N] [defer-read=N] [callouts=N]
 // [heartbeat=T]: start the first node on the empty disk, with a client table
 // of N sessions, room for N parked deferred polls per shard and N bytes of
 // their reads, and a heartbeat interval of T ticks (0, the default:
 // sessions never expire).
 func cmdBoot(w *world, a *args) {
 	user, password, ok := rootArg(a)
+	w.calloutsMax = a.u32("callouts", 0)
 	w.clientsTableMax = a.u32("clients", 0)
 	w.parkedMax = a.u32("parked", 0)
 	w.inflightMax = a.u64("defer-inflight", 0)
+	w.perSessionMax = a.u32("parked-per-session", 0)
+	w.readMax = a.u64("defer-read", 0)
 	w.heartbeatTicks = a.u64("heartbeat", 0)
 	w.shards = int(a.u32("shards", 1))
 	a.done(0)

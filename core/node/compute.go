@@ -11,14 +11,23 @@ const jobsInFlightMax = 64
 // startJob hands r out and runs then with its result; false when too many
 // jobs are in flight (the caller answers 58).
 func (n *Node) startJob(r compute.Request, then func(compute.Result)) bool {
-	if len(n.jobs) >= jobsInFlightMax {
+	if n.jobsBusy() >= jobsInFlightMax {
 		return false
 	}
+	n.handOut(r, then)
+	return true
+}
+
+// jobsBusy counts the jobs that hold a worker: external auth callouts wait
+// on the network beside the workers and have their own bound.
+func (n *Node) jobsBusy() int { return len(n.jobs) - int(n.callouts) }
+
+// handOut gives r an id and queues it; then runs with its result.
+func (n *Node) handOut(r compute.Request, then func(compute.Result)) {
 	n.nextJobID++
 	r.ID = n.nextJobID
 	n.jobs[r.ID] = then
 	n.ready.Compute = append(n.ready.Compute, r)
-	return true
 }
 
 func (n *Node) onJobResult(res compute.Result) {

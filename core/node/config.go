@@ -97,10 +97,17 @@ type Config struct {
 	// Roster is the replica set's nodes in configuration order, as
 	// GetClusterMetadata reports them (empty: a node of one).
 	Roster []RosterNode
+	// Racks is each replica's rack (indexed by replica id, racks numbered
+	// in roster order), or empty when the roster names none (PLACE-17).
+	Racks []uint8
 	// Root is set on a fresh start only: the credentials of op 1. In a
 	// replica set, the primary that finds the committed log empty proposes
 	// it (ROOT-7: the other replicas wait for it to be replicated).
 	Root *RootCredentials
+	// ExternalAuthCalloutsMax is external_auth.max_concurrent_callouts when
+	// external_auth is enabled, 0 when it is not: a password login naming
+	// an unknown user is then asked of the service (externalauth.go).
+	ExternalAuthCalloutsMax uint32
 }
 
 // RosterNode is one node of the replica set as clients are told of it:
@@ -144,6 +151,9 @@ func (c *Config) validate() {
 	}
 	if c.Replica >= max(c.Replicas, 1) {
 		assert.Failf("replica %d of %d", c.Replica, c.Replicas)
+	}
+	if len(c.Racks) != 0 && len(c.Racks) != int(c.Replicas) {
+		assert.Failf("%d racks for %d replicas", len(c.Racks), c.Replicas)
 	}
 	if c.Marks == nil {
 		c.Marks = mark.Discard{}

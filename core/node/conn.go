@@ -109,7 +109,7 @@ func (n *Node) done(c *conn) {
 		n.hostDone(c)
 		return
 	}
-	c.busy = false
+	c.busy, c.last = false, n.now.Ticks
 	for !c.busy && len(c.queued) > 0 {
 		f := c.queued[0]
 		c.queued[0] = nil

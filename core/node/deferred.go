@@ -46,6 +46,9 @@ type deferOpts struct {
 	minCount  uint32
 	maxBytes  uint32
 	session   uint64 // the per-session bound's key (DEFP-12)
+	// incarnation the poll's start belongs to, 0 unchecked (MSG-6); the
+	// front checks it, hosts never see it used.
+	incarnation uint64
 }
 
 // deferOptsOf converts a request's wait to ticks, rounded up, and cuts it
@@ -54,7 +57,7 @@ func (n *Node) deferOptsOf(q wire.DeferredPollRequest, c *conn) deferOpts {
 	const tickMicros = clock.TickMillis * 1000
 	wait := (q.WaitMicros + tickMicros - 1) / tickMicros
 	return deferOpts{waitTicks: min(wait, n.cfg.DeferredPollMaxWaitTicks), minCount: q.MinCount,
-		maxBytes: q.MaxBytes, session: c.session}
+		maxBytes: q.MaxBytes, session: c.session, incarnation: q.Incarnation}
 }
 
 // parkedPoll is one deferred poll from its first read to its reply.
@@ -118,18 +121,25 @@ func (n *Node) park(p *parkedPoll) {
 		return
 	}
 	ps := &n.parked
-	if len(ps.list) >= int(n.cfg.DeferredPollMaxPending) || ps.bySession[p.d.session] >= n.cfg.DeferredPollMaxPendingPerSession {
+	if len(ps.list)+len(n.fetches.list) >= int(n.cfg.DeferredPollMaxPending) || ps.bySession[p.d.session] >= n.cfg.DeferredPollMaxPendingPerSession {
 		n.cfg.Marks.Hit("node.defer.capacity_refused")
 		n.dataDeny(p.conn, p.h, wire.DeferredPollCapacityExceeded)
 		return
 	}
-	if ps.bySession == nil {
-		ps.bySession = map[uint64]uint32{}
-	}
 	n.cfg.Marks.Hit("node.defer.parked")
 	p.listed = true
 	ps.list = append(ps.list, p)
-	ps.bySession[p.d.session]++
+	ps.count(p.d.session, 1)
+}
+
+// count adds delta to session's parked polls and grouped fetches (DEFP-12).
+func (ps *parkedPolls) count(session uint64, delta int) {
+	if ps.bySession == nil {
+		ps.bySession = map[uint64]uint32{}
+	}
+	if ps.bySession[session] = uint32(int(ps.bySession[session]) + delta); ps.bySession[session] == 0 {
+		delete(ps.bySession, session)
+	}
 }
 
 // unpark gives p's place back.
@@ -145,9 +155,7 @@ func (n *Node) unpark(p *parkedPoll) {
 			break
 		}
 	}
-	if ps.bySession[p.d.session]--; ps.bySession[p.d.session] == 0 {
-		delete(ps.bySession, p.d.session)
-	}
+	ps.count(p.d.session, -1)
 }
 
 // reread reads p's partition (again); a poll whose connection is gone is
@@ -252,6 +260,7 @@ func (n *Node) cancelArrived(c *conn, frame []byte) {
 		return
 	}
 	n.cancelParked(c.id, q.Request)
+	n.cancelFetch(c, q.Request)
 	for s := uint8(1); s < n.cfg.Shards; s++ {
 		n.toShard(s, shardCancel{conn: c.id, request: q.Request})
 	}

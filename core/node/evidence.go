@@ -130,12 +130,16 @@ func (n *Node) onProbe(m vsr.Message) {
 		n.ev.lastProbeAt = n.now.Ticks
 	}
 	n.ready.Peers = append(n.ready.Peers, PeerMessage{Msg: vsr.Message{Command: vsr.CmdPong, From: n.cfg.Replica, To: m.From,
-		View: m.View, Op: m.Op}})
+		View: m.View, Op: m.Op, Data: n.readinessReport(m.Commit)}})
 }
 
 // onProbeAnswer: the primary counts a backup's answer to its newest probe.
 func (n *Node) onProbeAnswer(m vsr.Message) {
-	if !n.leading() || m.View != n.mg.Replica().View() || m.From >= n.cfg.Replicas || m.Op != n.ev.sentSeq[m.From] || n.ev.sentAt[m.From] == 0 {
+	if !n.leading() || m.View != n.mg.Replica().View() || m.From >= n.cfg.Replicas || m.From == n.cfg.Replica {
+		return
+	}
+	n.onReport(m.From, m.Data)
+	if m.Op != n.ev.sentSeq[m.From] || n.ev.sentAt[m.From] == 0 {
 		return
 	}
 	n.ev.answeredAt[m.From] = n.ev.sentAt[m.From]

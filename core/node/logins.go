@@ -29,6 +29,7 @@ const (
 // pendingLogin is a password login waiting for its check.
 type pendingLogin struct {
 	conn *conn
+	h    wire.RequestHeader
 	l    wire.LoginPassword
 	then func(userID uint32, reason wire.EvictionReason)
 }
@@ -77,7 +78,7 @@ func (n *Node) checkPassword(c *conn, h wire.RequestHeader, l wire.LoginPassword
 	if len(src.waiting) == 0 {
 		q.turns = append(q.turns, c.source)
 	}
-	src.waiting = append(src.waiting, &pendingLogin{conn: c, l: l, then: then})
+	src.waiting = append(src.waiting, &pendingLogin{conn: c, h: h, l: l, then: then})
 	q.waiting++
 	q.wakeTick = 0
 	n.startLoginChecks()
@@ -86,7 +87,7 @@ func (n *Node) checkPassword(c *conn, h wire.RequestHeader, l wire.LoginPassword
 // startLoginChecks hands out checks while there is room and a login is eligible.
 func (n *Node) startLoginChecks() {
 	q := n.logins
-	for q.waiting > 0 && q.checking < loginChecksInFlightMax && len(n.jobs) < jobsInFlightMax {
+	for q.waiting > 0 && q.checking < loginChecksInFlightMax && n.jobsBusy() < jobsInFlightMax {
 		if n.now.Ticks < q.wakeTick {
 			return
 		}
@@ -170,6 +171,11 @@ func (n *Node) removeWaiting(source string, i int) {
 // carries no hash (the adapter's stand-in of the same cost).
 func (n *Node) startLoginCheck(p *pendingLogin, source string) {
 	u, known := n.meta.User(wire.NamedID(p.l.Username))
+	if !known && n.cfg.ExternalAuthCalloutsMax > 0 && p.l.LengthsValid() {
+		n.loginChecked(source) // a callout holds no check slot: it waits on the network
+		n.callOut(p, source)
+		return
+	}
 	hash := ""
 	if known {
 		hash = u.PasswordHash

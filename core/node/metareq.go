@@ -163,6 +163,9 @@ func (n *Node) buildCreateTopic(c *conn, body []byte) (metadata.Command, string,
 		n.deriveReplicationFactor(&admitted, &opts)
 		code = n.topicRoom(c, q.StreamID, q.PartitionsCount)
 	}
+	if code == wire.OK && opts.ReplicationFactor > max(n.cfg.Replicas, 1) {
+		code = wire.InvalidReplicationFactor // at most the node count (RES-31)
+	}
 	if code != wire.OK {
 		return nil, "", code
 	}

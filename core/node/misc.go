@@ -26,9 +26,12 @@ func (n *Node) onTick() {
 	if n.cfg.clustered() {
 		n.tickGroups()
 		n.tickEvidence()
+		n.tickReadiness()
+		n.tickRebalance()
 	}
 	n.expireForwards()
 	n.tickParked()
+	n.tickFetches()
 	n.tickLogins()
 	n.evictStale()
 	n.tickLeases()

@@ -36,8 +36,8 @@ func (n *Node) offsetTarget(c *conn, ref wire.ConsumerOffsetRef, action metadata
 		return partKey{}, 0, 0, code
 	}
 	k := partKey{s.ID, t.ID, pid}
-	if !n.hasPartition(k) {
-		return partKey{}, 0, 0, wire.PartitionNotFound
+	if code := n.partitionCode(k); code != wire.OK {
+		return partKey{}, 0, 0, code
 	}
 	if kind == partition.Group && action == metadata.ActionPollMessages && ref.Partition.Given {
 		g, _ := n.meta.Group(wire.NumericID(s.ID), wire.NumericID(t.ID), ref.Consumer.ID)
@@ -120,6 +120,11 @@ func (n *Node) storeOffset(c *conn, h wire.RequestHeader, body []byte) {
 	q, code := wire.DecodeStoreConsumerOffsetRequest(body)
 	k, kind, consumer, ok := n.offsetWrite(c, h, q.ConsumerOffsetRef, code)
 	if !ok {
+		return
+	}
+	if q.Incarnation != 0 && q.Incarnation != n.partitionRevision(k) {
+		n.cfg.Marks.Hit("node.offset.incarnation_refused")
+		n.dataDeny(c, h, wire.PartitionIncarnationMismatch) // MSG-6
 		return
 	}
 	policy := n.topicDurability(k)

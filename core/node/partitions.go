@@ -130,6 +130,9 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 		switch e := e.(type) {
 		case metadata.PartitionCreated:
 			k := partKey{e.Stream, e.Topic, e.Partition}
+			if !n.holds(k) {
+				continue // another member's (PLACE-15)
+			}
 			log := n.openPartition(k)
 			switch {
 			case log == nil:
@@ -178,6 +181,10 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 				n.dropGroup(k)
 				n.openGroup(k, e.Revision)
 			}
+		case metadata.PrimaryMoveGranted:
+			if !replaying {
+				n.startDrain(e)
+			}
 		case metadata.UserDeleted:
 			n.endSessionsOf(e.User)
 		case metadata.UserDeactivated:
@@ -225,6 +232,7 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 		n.groupWritten(k, ev.Token)
 		n.written(k, ev.Token, ev.BaseOffset, wire.OK)
 		n.wakeParked(k)
+		n.wakeFetches(k)
 	case partition.Failed:
 		if g := n.groupOf(k); g != nil {
 			// A committed op that cannot apply leaves this replica's log

@@ -39,6 +39,13 @@ type pgroup struct {
 	rev  uint64 // the partition's incarnation (GroupID.Revision)
 	gen  uint64 // incarnation, for completions (a group deleted and created again)
 	host *group.Host
+	// members are the replicas holding the partition, ascending (nil:
+	// every replica); the group's replica indexes are places in it.
+	members []uint8
+	// first is the replica that leads the incarnation's first view.
+	first uint8
+	// drain is a granted move this primary carries out (rebalance.go).
+	drain *drain
 
 	// logReady: the partition log recovered; ops apply only then.
 	logReady bool
@@ -91,9 +98,10 @@ func (g *pgroup) leads() bool {
 }
 
 // pgroupConfig opens a partition group's replica.
-func (n *Node) pgroupConfig(sb vsr.Superblock) vsr.Config {
+func (n *Node) pgroupConfig(g *pgroup, sb vsr.Superblock) vsr.Config {
+	self, _ := g.local(n.cfg.Replica)
 	return vsr.Config{
-		Replica: n.cfg.Replica, Count: n.cfg.Replicas, Superblock: sb, Marks: n.cfg.Marks,
+		Replica: self, Count: g.size(n), Superblock: sb, Marks: n.cfg.Marks,
 		WindowOps: cmp.Or(n.cfg.ReplicaWindowOps, pgroupWindowOps), WindowBytesMax: n.repairShareBytes(),
 		Timeouts: n.cfg.VSR,
 	}
@@ -127,6 +135,9 @@ func (n *Node) rebudgetGroups() {
 func (n *Node) openGroup(k partKey, rev uint64) {
 	n.pgroupGen++
 	g := &pgroup{key: k, rev: rev, gen: n.pgroupGen, waiting: map[uint64]pgroupWaiter{}, inflight: map[uint64]uint64{}}
+	if p := n.partMeta(k); p != nil {
+		g.members, g.first = p.Members, p.FirstPrimary
+	}
 	writes := diskFor{n, owner{kind: ownerHostWrite, part: k, gen: g.gen}}
 	g.host = group.New(group.Config{
 		Name:       "partition group " + g.dir(),
@@ -178,12 +189,19 @@ func (n *Node) onGroupPeer(m PeerMessage) {
 	if g == nil || g.rev != m.Group.Revision {
 		return // not open yet, deleted, or another incarnation: the peer retries
 	}
+	from, member := g.local(m.Msg.From)
+	if !member || m.Msg.To != n.cfg.Replica {
+		n.cfg.Marks.Hit("node.partition_group.stranger_dropped")
+		return
+	}
 	switch m.Msg.Command {
 	case vsr.CmdRequestLogData:
 		n.serveLogData(g, m.Msg)
 	case vsr.CmdLogData:
 		n.onLogData(g, m.Msg)
 	default:
+		// The group numbers its members by their place among them.
+		m.Msg.From, m.Msg.To = from, g.host.Replica().ID()
 		g.host.Replica().Step(m.Msg)
 		n.applyGroup(g)
 	}
@@ -194,6 +212,7 @@ func (n *Node) tickGroups() {
 	for _, k := range n.sortedGroupKeys() {
 		if g := n.groupOf(k); g != nil {
 			g.host.Replica().Tick()
+			n.tickDrain(g)
 			n.tickGroupInstall(g)
 			n.applyGroup(g)
 		}
@@ -210,7 +229,13 @@ func (n *Node) flushGroups() {
 		if g == nil {
 			continue
 		}
-		if in := n.flushHost(g.host, g.id()); in != nil {
+		sent := len(n.ready.Peers)
+		in := n.flushHost(g.host, g.id())
+		for i := sent; i < len(n.ready.Peers); i++ {
+			m := &n.ready.Peers[i].Msg
+			m.From, m.To = g.global(m.From), g.global(m.To)
+		}
+		if in != nil {
 			n.startGroupInstall(g, in)
 		}
 		g.settle(n, false)
@@ -246,6 +271,7 @@ func (n *Node) groupStates() []GroupState {
 			Group:  g.id(),
 			Status: r.Status(), View: r.View(), Primary: g.leads(),
 			Op: r.Op(), Commit: r.Commit(), Applied: g.applied, AppliedChecksum: g.appliedChecksum,
+			Members: g.members,
 		})
 	}
 	return out

@@ -88,14 +88,14 @@ func (b groupBooter) Image(sb vsr.Superblock, img []byte) bool {
 // what it can.
 func (n *Node) openGroupReplica(g *pgroup, sb vsr.Superblock, segs []vsr.RecoveredSegment, written vsr.Superblock) {
 	g.applied, g.appliedChecksum = sb.CheckpointOp, sb.CheckpointChecksum
-	g.host.Recover(n.pgroupConfig(sb), segs, written)
+	g.host.Recover(n.pgroupConfig(g, sb), segs, written)
 	n.applyGroup(g)
 }
 
-// initialView is a new group's first view, so its first primary: a
-// function of the partition's committed incarnation and id alone, the same
-// on every replica, that spreads the primaries of a topic's partitions,
-// and of partitions created one after another, over the replicas.
+// initialView is a new group's first view, so its first primary: the
+// place among the members of the replica the metadata placed it on at
+// creation (PLACE-1), committed data the same on every member.
 func (n *Node) initialView(g *pgroup) uint32 {
-	return uint32((g.rev + uint64(g.key.partition)) % uint64(n.cfg.Replicas))
+	v, _ := g.local(g.first)
+	return uint32(v)
 }

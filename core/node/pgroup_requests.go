@@ -17,6 +17,7 @@ type pollRequest struct {
 	autoCommit bool
 	kind       partition.OffsetKind
 	consumer   uint32
+	revision   uint64 // the partition's incarnation when admitted (MSG-5)
 }
 
 // proposeToGroup proposes a partition op for the request of c on the
@@ -30,6 +31,9 @@ func (n *Node) proposeToGroup(c *conn, h wire.RequestHeader, k partKey, p vsr.Pr
 	g := n.groupOf(k)
 	if g != nil && !g.host.Replica().IsPrimary() {
 		n.deny(c, h, wire.NotPrimary)
+		return
+	}
+	if n.drainDeny(c, h, g) {
 		return
 	}
 	if g == nil || !g.leads() || len(g.waiting) >= pgroupWaitersMax {
@@ -65,16 +69,33 @@ func (n *Node) proposeAutoCommit(k partKey, kind partition.OffsetKind, consumer 
 // replica that is not the metadata primary may not have applied the
 // create of the stream, topic, partition or group the request names yet:
 // there a not-found is 58 (not yet routable; protocol-data.md 9.3), and
-// the client sends it again.
+// the client sends it again. A group's not-found is 58 only while this
+// backup has prepares it has not applied: a group nobody created (or one
+// deleted) is otherwise refused 58 for ever, and its member's poll is
+// never answered (cluster seeds 24, 33, 904612021). A backup caught up
+// with the prepares it holds may still miss a create whose prepare has not
+// reached it: the member then gets the group's not-found and joins again,
+// as after the group's deletion.
 func (n *Node) dataDeny(c *conn, h wire.RequestHeader, code wire.Code) {
 	if n.cfg.clustered() && !n.leading() {
 		switch code {
 		case wire.StreamIdNotFound, wire.StreamNameNotFound, wire.TopicIdNotFound, wire.TopicNameNotFound,
-			wire.PartitionNotFound, wire.ConsumerGroupIdNotFound:
+			wire.PartitionNotFound:
 			code = wire.TransientNotAccepted
+		case wire.ConsumerGroupIdNotFound:
+			if !n.metadataCaughtUp() {
+				code = wire.TransientNotAccepted
+			}
 		}
 	}
 	n.deny(c, h, code)
+}
+
+// metadataCaughtUp: this replica's metadata group is in normal status and
+// has applied every prepare it holds.
+func (n *Node) metadataCaughtUp() bool {
+	r := n.mg.Replica()
+	return r.Status() == vsr.StatusNormal && r.Commit() == r.Op()
 }
 
 // dataTopic is topicFor for partition-plane requests (dataDeny).

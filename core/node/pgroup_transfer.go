@@ -37,6 +37,7 @@ type pgroupInstall struct {
 	offsets []partition.StoredOffset
 	source  uint8
 	askedAt uint64
+	lost    bool // a group of one lost them: nothing to fetch from
 }
 
 // encodeGroupImage: [log length u64][count u32], then count × [kind u8]
@@ -78,17 +79,26 @@ func decodeGroupImage(b []byte) (uint64, []partition.StoredOffset, error) {
 // checkpoint released the journal that held them. A replicated partition
 // serves again only once it has them from a peer (STOR-42).
 func (n *Node) refetch(g *pgroup) {
-	source := n.peerFrom(g.host.Replica().Primary())
+	if g.host.Replica().Count() == 1 {
+		// Its only member lost them: no peer holds a copy. The group stays
+		// held (its requests get 58) rather than fetch from itself.
+		g.installing = &pgroupInstall{next: g.nextOffset, source: n.cfg.Replica, lost: true}
+		n.logf("partition group %s: the log ends at %d, its checkpoint at %d, and no other member holds the messages",
+			g.dir(), n.partitions[g.key].NextOffset(), g.nextOffset)
+		return
+	}
+	source := g.global(g.peerFrom(g.host.Replica().Primary()))
 	g.installing = &pgroupInstall{next: g.nextOffset, source: source}
 	n.logf("partition group %s: the log ends at %d, its checkpoint at %d: fetching the messages from replica %d",
 		g.dir(), n.partitions[g.key].NextOffset(), g.nextOffset, source)
 	n.continueGroupInstall(g)
 }
 
-// peerFrom is replica r, or the one after it when r is this replica.
-func (n *Node) peerFrom(r uint8) uint8 {
-	if r == n.cfg.Replica {
-		return (r + 1) % n.cfg.Replicas
+// peerFrom is the group's replica r, or the one after it when r is this
+// replica.
+func (g *pgroup) peerFrom(r uint8) uint8 {
+	if r == g.host.Replica().ID() {
+		return (r + 1) % g.host.Replica().Count()
 	}
 	return r
 }
@@ -102,7 +112,7 @@ func (n *Node) startGroupInstall(g *pgroup, in *vsr.Install) {
 		n.fatal("partition group %s: state transfer image of op %d is invalid: %v", g.dir(), in.Checkpoint.Op, err)
 		return
 	}
-	g.installing = &pgroupInstall{in: in, next: next, offsets: offs, source: in.Source}
+	g.installing = &pgroupInstall{in: in, next: next, offsets: offs, source: g.global(in.Source)}
 	n.logf("partition group %s: installing checkpoint op %d (%d messages) from replica %d", g.dir(), in.Checkpoint.Op, next, in.Source)
 	n.continueGroupInstall(g)
 }
@@ -112,8 +122,8 @@ func (n *Node) startGroupInstall(g *pgroup, in *vsr.Install) {
 // its way (its image file would be overwritten).
 func (n *Node) continueGroupInstall(g *pgroup) {
 	in, log := g.installing, n.partitions[g.key]
-	if !g.logReady {
-		return // the log's recovery continues it
+	if !g.logReady || in.lost {
+		return // the log's recovery continues it; a lost log stays held
 	}
 	if log.NextOffset() < in.next {
 		in.askedAt = n.now.Ticks
@@ -138,7 +148,7 @@ func (n *Node) continueGroupInstall(g *pgroup) {
 // retries a finish that waited for a checkpoint.
 func (n *Node) tickGroupInstall(g *pgroup) {
 	in := g.installing
-	if p := g.host.Pending(); in == nil || !g.logReady || p != nil && p.Install {
+	if p := g.host.Pending(); in == nil || in.lost || !g.logReady || p != nil && p.Install {
 		return
 	}
 	if n.partitions[g.key].NextOffset() >= in.next {
@@ -146,7 +156,8 @@ func (n *Node) tickGroupInstall(g *pgroup) {
 		return
 	}
 	if n.now.Ticks-in.askedAt >= logFetchRetryTicks {
-		in.source = n.peerFrom((in.source + 1) % n.cfg.Replicas)
+		l, _ := g.local(in.source)
+		in.source = g.global(g.peerFrom((l + 1) % g.host.Replica().Count()))
 		n.continueGroupInstall(g)
 	}
 }

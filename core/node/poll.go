@@ -19,6 +19,7 @@ type pendingPoll struct {
 	kind       partition.OffsetKind
 	consumer   uint32
 	deferred   *parkedPoll // a deferred poll's read (deferred.go)
+	grouped    *fetchRef   // a grouped fetch's read of one partition (grouped.go)
 }
 
 // resyncPartition is the poll reply's partition id telling a group member to
@@ -26,13 +27,20 @@ type pendingPoll struct {
 const resyncPartition = 0xFFFFFFFF
 
 // poll serves PollMessages (code 100), an NR read of committed messages.
+// A poll followed by PollOptions is served as a deferred poll (106) is,
+// its wait possibly 0, and answered with positions (MSG-3..5).
 func (n *Node) poll(c *conn, h wire.RequestHeader, body []byte) {
-	q, code := wire.DecodePollMessagesRequest(body)
+	q, given, code := wire.DecodePollRequest(body)
 	if code != wire.OK {
 		n.deny(c, h, code)
 		return
 	}
-	n.servePoll(c, h, q, nil)
+	if given {
+		d := n.deferOptsOf(q, c)
+		n.servePoll(c, h, q.Poll, &d)
+		return
+	}
+	n.servePoll(c, h, q.Poll, nil)
 }
 
 // servePoll checks and routes a poll; d is set for a deferred poll (106).
@@ -57,12 +65,19 @@ func (n *Node) servePoll(c *conn, h wire.RequestHeader, q wire.PollMessagesReque
 		return
 	}
 	k := partKey{s.ID, t.ID, pid}
-	if !n.hasPartition(k) {
-		n.dataDeny(c, h, wire.PartitionNotFound)
+	if code := n.partitionCode(k); code != wire.OK {
+		n.dataDeny(c, h, code)
+		return
+	}
+	revision := n.partitionRevision(k)
+	if d != nil && d.incarnation != 0 && d.incarnation != revision {
+		n.cfg.Marks.Hit("node.poll.incarnation_refused")
+		n.dataDeny(c, h, wire.PartitionIncarnationMismatch) // MSG-6
 		return
 	}
 	req := pollRequest{part: k, strategy: partition.Strategy(q.Strategy.Kind), value: q.Strategy.Value,
-		next: q.Strategy.Kind == wire.PollNext, count: q.Count, autoCommit: q.AutoCommit, kind: kind, consumer: consumer}
+		next: q.Strategy.Kind == wire.PollNext, count: q.Count, autoCommit: q.AutoCommit, kind: kind, consumer: consumer,
+		revision: revision}
 	start := func() { n.startPoll(c, h, req) }
 	if d != nil {
 		start = func() { n.startDeferred(c, h, req, *d) }
@@ -119,7 +134,11 @@ func (n *Node) readPoll(c *conn, h wire.RequestHeader, q pollRequest, dp *parked
 	id := n.pollSeq
 	n.polls[id] = pendingPoll{conn: c, header: h, part: q.part, autoCommit: q.autoCommit, kind: q.kind,
 		consumer: q.consumer, deferred: dp}
-	log.Poll(id, q.strategy, q.value, q.count)
+	if dp != nil {
+		log.PollBounded(id, q.strategy, q.value, q.count, dp.reserved)
+	} else {
+		log.Poll(id, q.strategy, q.value, q.count)
+	}
 	n.drainEvents(q.part)
 }
 
@@ -174,6 +193,10 @@ func (n *Node) pollDone(ev partition.PollDone) {
 		n.answerLogFetch(p.fetch, ev)
 		return
 	}
+	if p.grouped != nil {
+		n.fetchReadEnded(*p.grouped, ev)
+		return
+	}
 	if dp := p.deferred; dp != nil {
 		n.readEnded(dp)
 		if ev.Code == wire.OK && n.connOpen(p.conn) && !n.deferredReady(dp, ev.MessagesCount, ev.Records) {
@@ -194,11 +217,34 @@ func (n *Node) pollDone(ev partition.PollDone) {
 		return
 	}
 	prefix := wire.PollPrefix{PartitionID: p.part.partition, CurrentOffset: ev.CurrentOffset, MessagesCount: ev.MessagesCount}
-	parts := append([][]byte{prefix.Bytes()}, records...)
+	parts := [][]byte{prefix.Bytes()}
+	if p.deferred != nil {
+		parts = append(parts, n.positionsOf(p.deferred.q, ev).Bytes())
+	}
+	parts = append(parts, records...)
 	n.raw(p.conn, p.header, parts...)
 	if p.autoCommit && ev.MessagesCount > 0 {
 		n.autoCommit(p, ev)
 	}
+}
+
+// positionsOf are the continuation and checkpoint of a read of q (MSG-3..5).
+// A read without messages continues where it was asked to start, or, for
+// first, last and timestamp, at the next offset to be committed.
+func (n *Node) positionsOf(q pollRequest, ev partition.PollDone) wire.PollPositions {
+	pos := wire.PollPositions{Incarnation: q.revision, Checkpoint: wire.NoCheckpoint}
+	switch {
+	case ev.MessagesCount > 0:
+		last := lastOffset(ev.Records, ev.MessagesCount)
+		pos.Continuation, pos.Checkpoint = last+1, last
+	case q.strategy == partition.StrategyOffset:
+		pos.Continuation = q.value
+	default:
+		if log, ok := n.partitions[q.part]; ok && !log.Empty() {
+			pos.Continuation = log.CurrentOffset() + 1
+		}
+	}
+	return pos
 }
 
 // autoCommit stores the offset of the last returned message, best effort,

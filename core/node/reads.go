@@ -50,6 +50,7 @@ func (n *Node) newReaders() map[wire.Command]reader {
 		wire.CmdPollMessages:            n.poll,
 		wire.CmdDeferredPoll:            n.deferredPoll,
 		wire.CmdCancelDeferredPoll:      n.cancelDeferred,
+		wire.CmdGroupedDeferredFetch:    n.groupedFetch,
 		wire.CmdGetConsumerOffset:       n.getOffset,
 		wire.CmdGetStream:               n.getStream,
 		wire.CmdGetStreams:              n.getStreams,
@@ -68,8 +69,10 @@ func (n *Node) newReaders() map[wire.Command]reader {
 		wire.CmdGetClient:               n.getClient,
 		wire.CmdGetStats:                n.getStats,
 		wire.CmdGetSnapshotFile:         n.getSnapshotFile,
+		wire.CmdDumpFlightRecorder:      n.dumpFlightRecorder,
 		wire.CmdPartitionRoutes:         n.partitionRoutes,
 		wire.CmdGetMetadataChanges:      n.getMetadataChanges,
+		wire.CmdNextProducerID:          n.nextProducerID,
 	}
 }
 

@@ -295,10 +295,11 @@ func offsetRef(a *args) wire.ConsumerOffsetRef {
 		Partition: partitionOf(a)}
 }
 
-// store-offset c stream topic partition=N offset=N [consumer=ID]
+// store-offset c stream topic partition=N offset=N [consumer=ID] [inc=N]
 func cmdStoreOffset(w *world, a *args) {
 	c := w.clientOf(a)
-	q := wire.StoreConsumerOffsetRequest{ConsumerOffsetRef: offsetRef(a), Offset: a.u64("offset", 0), Ack: wire.AckQuorum}
+	q := wire.StoreConsumerOffsetRequest{ConsumerOffsetRef: offsetRef(a), Offset: a.u64("offset", 0), Ack: wire.AckQuorum,
+		Incarnation: a.u64("inc", 0)}
 	a.done(3)
 	w.call(c, "store-offset", wire.CmdStoreConsumerOffset, encode(q.Encode), decodeEmpty)
 	w.finish()

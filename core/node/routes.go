@@ -38,7 +38,11 @@ func (n *Node) partitionRoutes(c *conn, h wire.RequestHeader, body []byte) {
 		if g := n.groupOf(partKey{s.ID, t.ID, p.ID}); g != nil {
 			// This replica's view of the group: a lagging one may name an
 			// old primary, which answers 58 and a lower view than the truth.
-			rt.Primary, rt.View = g.host.Replica().Primary(), g.host.Replica().View()
+			rt.Primary, rt.View = g.primaryReplica(), g.host.Replica().View()
+		} else if n.cfg.clustered() {
+			// Not a member: the primary the metadata gave it last, which
+			// answers 89 if it no longer leads (PLACE-20).
+			rt.Primary = p.Primary
 		}
 		routes = append(routes, rt)
 	}

@@ -2,6 +2,7 @@ package node
 
 import (
 	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/partition"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
@@ -33,6 +34,8 @@ func (n *Node) partitionRequest(c *conn, h wire.RequestHeader, body []byte) {
 		n.storeOffset(c, h, body)
 	case wire.OpDeleteConsumerOffset:
 		n.deleteOffset(c, h, body)
+	case wire.OpSendProducerMessages:
+		n.sendProducer(c, h, body)
 	default:
 		n.evict(c, h, wire.EvictInvalidRequestOperation)
 	}
@@ -45,6 +48,30 @@ func (n *Node) send(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
+	n.routeSend(c, h, q, nil)
+}
+
+// sendProducer admits an idempotent producer's batch (IDEM-3): a send
+// that the partition checks against the producer's state (producerAppend).
+func (n *Node) sendProducer(c *conn, h wire.RequestHeader, body []byte) {
+	q, code := wire.DecodeSendProducerMessagesRequest(body)
+	if code != wire.OK {
+		n.deny(c, h, code)
+		return
+	}
+	if n.cfg.clustered() {
+		// Replica sets do not carry producer state in their prepares yet.
+		n.deny(c, h, wire.FeatureUnavailable)
+		return
+	}
+	n.routeSend(c, h, q.Send, &partition.ProducerBatch{
+		ID: q.ProducerID, Epoch: q.Epoch, FirstSeq: q.FirstSequence, Count: q.Send.MessagesCount,
+	})
+}
+
+// routeSend resolves, authorizes and picks the partition of a send, and
+// appends it here or hands it to the partition's shard.
+func (n *Node) routeSend(c *conn, h wire.RequestHeader, q wire.SendMessagesRequest, pb *partition.ProducerBatch) {
 	s, t, ok := n.dataTopic(c, h, q.StreamID, q.TopicID, metadata.ActionSendMessages)
 	if !ok {
 		return
@@ -56,16 +83,16 @@ func (n *Node) send(c *conn, h wire.RequestHeader, body []byte) {
 	}
 	policy := n.durability(topicKey{s.ID, t.ID}, t)
 	if n.remote(k) {
-		n.handOff(shardSend{conn: c.id, h: h, k: k, batch: q.Batch, count: q.MessagesCount, policy: policy})
+		n.handOff(shardSend{conn: c.id, h: h, k: k, batch: q.Batch, count: q.MessagesCount, policy: policy, producer: pb})
 		return
 	}
-	n.appendBatch(c, h, k, q.Batch, q.MessagesCount, policy)
+	n.appendBatch(c, h, k, q.Batch, q.MessagesCount, policy, pb)
 }
 
 // appendBatch validates a send's batch (every checksum, on the shard that
 // owns the partition) and appends it to partition k, or proposes it to k's
-// group in a replica set.
-func (n *Node) appendBatch(c *conn, h wire.RequestHeader, k partKey, b []byte, count uint32, policy durability) {
+// group in a replica set. pb is set for an idempotent producer's batch.
+func (n *Node) appendBatch(c *conn, h wire.RequestHeader, k partKey, b []byte, count uint32, policy durability, pb *partition.ProducerBatch) {
 	hdr, code := batch.Validate(b)
 	if code == wire.OK && hdr.Count != count {
 		code = wire.InvalidCommand
@@ -93,7 +120,15 @@ func (n *Node) appendBatch(c *conn, h wire.RequestHeader, k partKey, b []byte, c
 		n.deny(c, h, code)
 		return
 	}
-	token, base := log.Append(b, n.now.NowMicros, policy.sendSync)
+	var token, base uint64
+	if pb != nil {
+		token, base, ok = n.producerAppend(c, h, k, log, b, policy, *pb)
+		if !ok {
+			return
+		}
+	} else {
+		token, base = log.Append(b, n.now.NowMicros, policy.sendSync)
+	}
 	if policy.sendNoAck {
 		n.sendReply(c, h, k, base)
 		return
@@ -152,8 +187,8 @@ func (n *Node) pickPartition(s *metadata.Stream, t *metadata.Topic, p wire.Parti
 		return partKey{}, wire.InvalidCommand
 	}
 	k := partKey{s.ID, t.ID, id}
-	if !n.hasPartition(k) {
-		return partKey{}, wire.PartitionNotFound
+	if code := n.partitionCode(k); code != wire.OK {
+		return partKey{}, code
 	}
 	return k, wire.OK
 }
@@ -186,4 +221,31 @@ func (n *Node) sendReply(c *conn, h wire.RequestHeader, k partKey, base uint64) 
 		StreamID: k.stream, TopicID: k.topic, PartitionID: k.partition, BaseOffset: base,
 	}})
 	n.raw(c, h, w.Buf)
+}
+
+// producerAppend checks an idempotent producer's batch against the
+// partition's producer table before offsets are assigned (IDEM-4): a
+// resend of a committed batch is answered with the first write's offset
+// and writes nothing (IDEM-5), one an uncommitted write holds gets 57
+// (IDEM-8), a gap or a fenced epoch its code (IDEM-6, IDEM-7). ok is
+// false when the request was answered here.
+func (n *Node) producerAppend(c *conn, h wire.RequestHeader, k partKey, log *partition.Log, b []byte,
+	policy durability, pb partition.ProducerBatch) (token, base uint64, ok bool) {
+	v := log.Producers().Check(pb, max(n.now.NowMicros, log.LastTimestamp()))
+	switch {
+	case v.Dup:
+		n.cfg.Marks.Hit("node.producer.dedup")
+		n.sendReply(c, h, k, v.Base)
+		return 0, 0, false
+	case v.Code == wire.TransientNotCommitted:
+		n.cfg.Marks.Hit("node.producer.uncommitted_duplicate")
+	case v.Code == wire.ProducerEpochFenced:
+		n.cfg.Marks.Hit("node.producer.fenced")
+	}
+	if v.Code != wire.OK {
+		n.deny(c, h, v.Code)
+		return 0, 0, false
+	}
+	token, base = log.AppendProducer(b, n.now.NowMicros, policy.sendSync, pb)
+	return token, base, true
 }

@@ -37,7 +37,7 @@ func (n *Node) onHostRequest(b shardBody) {
 			log.SetRetention(b.expiryMicros, b.maxSizeBytes)
 		}
 	case shardSend:
-		n.appendBatch(n.handedConn(b.conn), b.h, b.k, b.batch, b.count, b.policy)
+		n.appendBatch(n.handedConn(b.conn), b.h, b.k, b.batch, b.count, b.policy, b.producer)
 	case shardPoll:
 		if b.deferred {
 			n.startDeferred(n.handedConn(b.conn), b.h, b.q, b.d)
@@ -46,6 +46,10 @@ func (n *Node) onHostRequest(b shardBody) {
 		}
 	case shardCancel:
 		n.cancelParked(b.conn, b.request)
+	case shardFetchRead:
+		n.readForFetch(b.ref, b.bytesMax)
+	case shardFetchCommit:
+		n.storeReadOffset(b.k, b.kind, b.consumer, b.offset)
 	case shardOffsetGet:
 		n.answerOffset(n.handedConn(b.conn), b.h, b.k, b.kind, b.consumer)
 	case shardOffsetWrite:

@@ -68,12 +68,13 @@ type (
 		expiryMicros, maxSizeBytes uint64
 	}
 	shardSend struct {
-		conn   bus.ConnID
-		h      wire.RequestHeader
-		k      partKey
-		batch  []byte
-		count  uint32
-		policy durability
+		conn     bus.ConnID
+		h        wire.RequestHeader
+		k        partKey
+		batch    []byte
+		count    uint32
+		policy   durability
+		producer *partition.ProducerBatch // an idempotent producer's batch, or nil
 	}
 	shardPoll struct {
 		conn     bus.ConnID
@@ -81,6 +82,18 @@ type (
 		q        pollRequest
 		deferred bool // a deferred poll (106) with limits d
 		d        deferOpts
+	}
+	// shardFetchRead reads one partition of a grouped fetch (109) and
+	// shardFetchCommit stores an OnRead fetch's offset there.
+	shardFetchRead struct {
+		ref      fetchRef
+		bytesMax uint64
+	}
+	shardFetchCommit struct {
+		k        partKey
+		kind     partition.OffsetKind
+		consumer uint32
+		offset   uint64
 	}
 	// shardCancel: the client cancelled its deferred poll (108).
 	shardCancel struct {
@@ -122,6 +135,8 @@ type (
 	shardDropped struct{ k partKey }
 	// shardApplied: a purge or truncation is applied, its counters sent.
 	shardApplied struct{}
+	// shardFetchDone: a grouped fetch's read of one partition ended.
+	shardFetchDone struct{ r fetchResult }
 )
 
 func (shardOpen) shardBody()             {}
@@ -134,6 +149,11 @@ func (shardPoll) shardBody()             {}
 func (shardOffsetGet) shardBody()        {}
 func (shardOffsetWrite) shardBody()      {}
 func (shardCancel) shardBody()           {}
+func (shardFetchRead) shardBody()        {}
+func (shardFetchCommit) shardBody()      {}
+func (shardFetchDone) shardBody()        {}
+func (b shardFetchRead) part() partKey   { return b.ref.q.part }
+func (b shardFetchCommit) part() partKey { return b.k }
 func (b shardOpen) part() partKey        { return b.k }
 func (b shardDrop) part() partKey        { return b.k }
 func (b shardPurge) part() partKey       { return b.k }
@@ -284,6 +304,8 @@ func (n *Node) onShard(m ShardMessage) {
 		n.partitionDropped(b.k)
 	case shardApplied:
 		n.mirrorApplied()
+	case shardFetchDone:
+		n.fetchPartDone(b.r)
 	default:
 		n.onHostRequest(b)
 	}
@@ -293,6 +315,9 @@ func (n *Node) mirrorStats(b shardStats) {
 	r, ok := n.remotes[b.k]
 	if !ok {
 		return // deleted meanwhile
+	}
+	if b.stats != r.stats {
+		n.wakeFetches(b.k) // a commit there, maybe
 	}
 	r.stats = b.stats
 	if b.sealed != nil {

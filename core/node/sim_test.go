@@ -52,6 +52,12 @@ func runJob(r compute.Request) compute.Result {
 			return compute.Result{ID: r.ID}
 		}
 		return compute.Result{ID: r.ID, Code: uint32(wire.InvalidCredentials)}
+	case compute.KindExternalAuth:
+		// The stand-in service allows "ext-NAME" as NAME and denies the rest.
+		if name, ok := strings.CutPrefix(r.Username, "ext-"); ok {
+			return compute.Result{ID: r.ID, Data: []byte(name)}
+		}
+		return compute.Result{ID: r.ID, Code: uint32(wire.InvalidCredentials)}
 	}
 	return compute.Result{ID: r.ID, Code: uint32(wire.FeatureUnavailable)}
 }
@@ -95,11 +101,20 @@ type world struct {
 	// connection closed), so its output must be taken once more.
 	stepped bool
 	jobs    []compute.Request // handed out by the node, answered by runJobs
+	// calloutsMax is external_auth.max_concurrent_callouts (0: disabled);
+	// heldCallouts are the callouts of "slow-" users, answered only by
+	// release-callouts (externalauth_test.go).
+	calloutsMax  uint32
+	heldCallouts []compute.Request
 	// clientsTableMax is the node's metadata.clients_table_max (0: the
 	// default), set by boot and restart.
 	clientsTableMax uint32
 	// parkedMax is sharding.deferred_poll_max_pending (0: the default).
 	parkedMax uint32
+	// perSessionMax and readMax are deferred_poll_max_pending_per_session
+	// and deferred_poll_max_read_bytes (0: the defaults).
+	perSessionMax uint32
+	readMax       uint64
 	// inflightMax is sharding.deferred_poll_max_inflight_bytes (0: the default).
 	inflightMax uint64
 	// heartbeatTicks is the node's heartbeat.interval in ticks (0: off, so
@@ -159,7 +174,8 @@ func (w *world) startUnsettled(root *node.RootCredentials) {
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
 		ClientsTableMax: w.clientsTableMax, Shards: uint8(w.shards), Marks: w.marks,
 		DeferredPollMaxPending: w.parkedMax, DeferredPollInflightBytesMax: w.inflightMax,
-		HeartbeatIntervalTicks: w.heartbeatTicks,
+		DeferredPollMaxPendingPerSession: w.perSessionMax, DeferredPollReadBytesMax: w.readMax,
+		HeartbeatIntervalTicks: w.heartbeatTicks, ExternalAuthCalloutsMax: w.calloutsMax,
 	}
 	w.node = node.New(cfg, simCrypto{rng: w.rng})
 	w.node.Step(w.now())
@@ -210,6 +226,10 @@ func (w *world) runJobs() {
 	jobs := w.jobs
 	w.jobs = nil
 	for _, j := range jobs {
+		if j.Kind == compute.KindExternalAuth && strings.HasPrefix(j.Username, "slow-") {
+			w.heldCallouts = append(w.heldCallouts, j)
+			continue
+		}
 		w.node.Step(node.JobResult(runJob(j)))
 	}
 }

@@ -18,7 +18,11 @@ func (n *Node) getSnapshotFile(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
-	job := compute.Request{Kind: compute.KindSnapshotArchive, Compression: q.Compression, Types: q.Types}
+	n.answerJob(c, h, compute.Request{Kind: compute.KindSnapshotArchive, Compression: q.Compression, Types: q.Types})
+}
+
+// answerJob starts job and answers the request with its result, raw.
+func (n *Node) answerJob(c *conn, h wire.RequestHeader, job compute.Request) {
 	started := n.startJob(job, func(res compute.Result) {
 		if _, open := n.conns[c.id]; !open {
 			return
@@ -32,4 +36,19 @@ func (n *Node) getSnapshotFile(c *conn, h wire.RequestHeader, body []byte) {
 	if !started {
 		n.deny(c, h, wire.TransientNotAccepted)
 	}
+}
+
+// dumpFlightRecorder serves DumpFlightRecorder (19): the adapter writes a
+// flight recorder dump under its dump path and the reply is the file's
+// name, raw; 5 FeatureUnavailable when the recorder is off. The dump holds
+// every input, so it needs manage_servers, as the diagnostic archive does.
+func (n *Node) dumpFlightRecorder(c *conn, h wire.RequestHeader, body []byte) {
+	if !n.allowed(c, h, metadata.ActionManageServers) {
+		return
+	}
+	if len(body) != 0 {
+		n.deny(c, h, wire.InvalidCommand)
+		return
+	}
+	n.answerJob(c, h, compute.Request{Kind: compute.KindFlightDump})
 }

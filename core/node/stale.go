@@ -11,7 +11,11 @@ import (
 // consumer group gets eviction 13 and an implicit logout, so its partitions
 // go to live members (protocol-framing.md 4.2). Other idle connections live
 // until their socket closes; a session without a connection ends with its
-// lease (lease.go).
+// lease (lease.go). A connection whose request this node is still serving
+// (a parked poll, a send behind a slow disk) is waiting on us, not silent:
+// evicting it would also leave that request's client told nothing of an
+// effect it may still have (lite seed 904612408). Silence counts from the
+// last request or reply (done).
 func (n *Node) evictStale() {
 	interval := n.cfg.HeartbeatIntervalTicks
 	if interval == 0 || n.now.Ticks%interval != 0 {
@@ -20,7 +24,7 @@ func (n *Node) evictStale() {
 	timeout := n.sessionTimeoutTicks()
 	members := n.groupMembers()
 	for _, c := range n.sortedConns() {
-		if !c.bound || n.now.Ticks-c.last <= timeout || !members[metadataClientID(c.client)] {
+		if !c.bound || c.busy || n.now.Ticks-c.last <= timeout || !members[metadataClientID(c.client)] {
 			continue
 		}
 		e := wire.Eviction{Client: c.client, Reason: wire.EvictStaleClient}

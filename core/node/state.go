@@ -62,11 +62,12 @@ type state struct {
 	// parkedViews wait for them (shard_views.go).
 	mirrorWaits int
 	parkedViews []parkedView
-	ev          evidence // quorum evidence (replica sets only, evidence.go)
+	ev          evidence  // quorum evidence (replica sets only, evidence.go)
+	place       placement // readiness, observed primaries and moves (placement.go)
+	damaged     []partKey // partitions whose log read a bad record (pgroup_damage.go)
 	// heardAt is the tick each replica's last message arrived (any group),
 	// 0 never: GetClusterMetadata's node status (clustermeta.go).
 	heardAt [vsr.ReplicasMax]uint64
-	damaged []partKey // partitions whose log read a bad record (pgroup_damage.go)
 	// writeRetries are the partitions broken by a failed write, waiting to
 	// be reopened (writeretry.go).
 	writeRetries map[partKey]*writeRetry
@@ -94,14 +95,19 @@ type state struct {
 	pollSeq uint64
 	// parked: deferred polls waiting for data or their wait (deferred.go).
 	parked parkedPolls
+	// fetches: grouped fetches in flight, on the front (grouped.go).
+	fetches groupFetches
 
 	balanced map[topicKey]uint32 // round-robin cursors of Balanced sends
-	policies map[topicKey]durability
+	// lastProducerID is the last id NextProducerId issued (producers.go).
+	lastProducerID uint64
+	policies       map[topicKey]durability
 
 	startMicros uint64
 
 	jobs      map[uint64]func(compute.Result) // handed out, awaiting their result
 	nextJobID uint64
+	callouts  uint32  // external_auth callouts among jobs (externalauth.go)
 	logins    *logins // password logins waiting for their check, and backoff
 }
 

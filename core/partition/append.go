@@ -19,6 +19,12 @@ type queuedAppend struct {
 	seg       *segment
 	position  uint64 // byte position in the segment's .log
 	sync      bool
+	producer  uint64 // the idempotent producer's id, when hasProducer
+	// hasProducer marks a send_producer_messages batch: its commit records
+	// it in the producer table, its failure abandons it there.
+	hasProducer bool
+	journaled   bool   // its producer record is written (producer_journal.go)
+	record      []byte // its producer record
 }
 
 // chunk is what one Flush wrote to one segment: one vectored write, one
@@ -59,6 +65,22 @@ func (l *Log) Append(rec []byte, nowMicros uint64, sync bool) (token, baseOffset
 	return l.appendRecord(rec, nowMicros, sync)
 }
 
+// AppendProducer is Append for a producer batch that Producers().Check
+// passed as new: the table holds it as uncommitted until the append
+// commits (IDEM-8), and records it at commit (IDEM-9).
+func (l *Log) AppendProducer(rec []byte, nowMicros uint64, sync bool, b ProducerBatch) (token, baseOffset uint64) {
+	token, baseOffset = l.Append(rec, nowMicros, sync)
+	a := &l.queued[len(l.queued)-1]
+	assert.That(a.token == token, "partition: producer append not last queued")
+	a.producer, a.hasProducer = b.ID, true
+	a.record = encodeProducerRecord(b, baseOffset, a.timestamp)
+	l.producers.Admit(b, token, a.timestamp)
+	return token, baseOffset
+}
+
+// Producers is the partition's idempotent producer table.
+func (l *Log) Producers() *Producers { return l.producers }
+
 // AppendCommitted is Append for a record a replica set already committed:
 // it must apply, so only a log that serves and is not broken is asked; the
 // queue bound does not apply (the group's pipeline bounds what is queued).
@@ -76,6 +98,9 @@ func (l *Log) Ready() bool { return l.phase == phaseReady }
 // Broken says whether a write failure broke the log (fail), or a reopen
 // failed to read it: it takes no appends until it is reopened or purged.
 func (l *Log) Broken() bool { return l.broken != wire.OK || l.phase == phaseFailed }
+
+// LastTimestamp is the newest base_timestamp assigned (the append clock).
+func (l *Log) LastTimestamp() uint64 { return l.lastTimestamp }
 
 // NextOffset is the offset the next append gets.
 func (l *Log) NextOffset() uint64 { return l.nextOffset }
@@ -116,11 +141,16 @@ func (l *Log) Flush() {
 	if l.phase != phaseReady || l.broken != wire.OK || l.markersDue > 0 {
 		return // appends wait for the incarnation's marker (revision.go)
 	}
+	l.journalQueued()
+	limit := slices.IndexFunc(l.queued, func(a queuedAppend) bool { return a.hasProducer && !a.journaled })
+	if limit < 0 {
+		limit = len(l.queued)
+	}
 	n := 0
-	for n < len(l.queued) && l.queued[n].seg.state == segOpen {
+	for n < limit && l.queued[n].seg.state == segOpen {
 		s := l.queued[n].seg
 		end := n
-		for end < len(l.queued) && l.queued[end].seg == s {
+		for end < limit && l.queued[end].seg == s {
 			end++
 		}
 		l.submitChunk(l.queued[n:end])
@@ -217,6 +247,9 @@ func (l *Log) commitChunk(c *chunk) {
 		l.uncommittedCount--
 		l.uncommittedBytes -= uint64(len(a.rec))
 		l.cache.add(cachedRecord{rec: a.rec, base: a.base, count: a.count, timestamp: a.timestamp})
+		if a.hasProducer {
+			l.producers.Commit(a.producer, a.token, a.base, a.timestamp)
+		}
 		l.emit(Committed{Token: a.token, BaseOffset: a.base, Count: a.count})
 	}
 	s.indexCommitted++
@@ -261,12 +294,19 @@ func (l *Log) cutUncommitted() {
 func (l *Log) failUncommitted(code wire.Code) {
 	for _, c := range l.chunks {
 		for _, a := range c.appends {
-			l.emit(Failed{Token: a.token, Code: code})
+			l.failAppend(a, code)
 		}
 	}
 	for _, a := range l.queued {
-		l.emit(Failed{Token: a.token, Code: code})
+		l.failAppend(a, code)
 	}
 	l.chunks, l.queued = nil, nil
 	l.uncommittedCount, l.uncommittedBytes = 0, 0
+}
+
+func (l *Log) failAppend(a queuedAppend, code wire.Code) {
+	if a.hasProducer {
+		l.producers.Abandon(a.producer, a.token)
+	}
+	l.emit(Failed{Token: a.token, Code: code})
 }

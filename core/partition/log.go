@@ -38,6 +38,7 @@ const (
 	reqCleanup                    // deletion of a segment file (retention)
 	reqPurgeDelete                // deletion of a purged file: the marker waits for the last
 	reqMarker                     // create, truncate, write or sync of created.revision
+	reqJournal                    // a request on the producer journal (producer_journal.go)
 )
 
 type inflight struct {
@@ -84,6 +85,8 @@ type Log struct {
 	polls map[storage.ReqID]*pendingPoll
 
 	offsets        map[offsetKey]uint64
+	producers      *Producers // idempotent producers (producers.go)
+	journal        producerJournal
 	offsetFiles    map[offsetKey]offsetFile // files known to exist
 	offsetPending  map[uint64]*pendingOffset
 	offsetReqCount int
@@ -109,6 +112,7 @@ func New(cfg Config, disk Disk) *Log {
 		cache:         tailCache{bytesMax: cfg.CacheBytesMax},
 		polls:         make(map[storage.ReqID]*pendingPoll),
 		offsets:       make(map[offsetKey]uint64),
+		producers:     NewProducers(),
 		offsetFiles:   make(map[offsetKey]offsetFile),
 		offsetPending: make(map[uint64]*pendingOffset),
 		inflight:      make(map[storage.ReqID]inflight),
@@ -142,6 +146,7 @@ func (l *Log) resetEmpty() {
 	l.segments = []*segment{s}
 	l.rolling = nil
 	l.nextOffset, l.committedNext, l.lastTimestamp, l.sizeBytes, l.missing = 0, 0, 0, 0, 0
+	l.producers = NewProducers()
 	l.submit(storage.Request{Op: storage.OpCreate, File: l.segmentPath(0, extLog)}, reqSegCreate, 0)
 	l.submit(storage.Request{Op: storage.OpCreate, File: l.segmentPath(0, extIndex)}, reqSegCreate, 0)
 }
@@ -182,6 +187,8 @@ func (l *Log) Complete(c storage.Completion) {
 		l.onOffset(f, c)
 	case reqRecovery:
 		l.recovery.complete(l, f, c)
+	case reqJournal:
+		l.onJournal(c)
 	default:
 		assert.Failf("partition: request kind %d", f.kind)
 	}

@@ -38,11 +38,18 @@ func (l *Log) CanPoll() wire.Code {
 // fewer than count messages although more are committed. The caller
 // checked CanPoll. (MSG-10, MSG-11, MSG-13)
 func (l *Log) Poll(id uint64, strategy Strategy, value uint64, count uint32) {
+	l.PollBounded(id, strategy, value, count, l.cfg.ReadBytesMax)
+}
+
+// PollBounded is Poll with a reply of at most about bytesMax bytes (at
+// most ReadBytesMax, and still at least one record): a deferred poll's
+// read never holds more than the memory it reserved (DEFP-13).
+func (l *Log) PollBounded(id uint64, strategy Strategy, value uint64, count uint32, bytesMax uint64) {
 	code := l.CanPoll()
 	if code != wire.OK {
 		assert.Failf("partition: Poll refused with %d", code)
 	}
-	col := collector{remaining: count, bytesLeft: l.cfg.ReadBytesMax}
+	col := collector{remaining: count, bytesLeft: min(bytesMax, l.cfg.ReadBytesMax)}
 	if count == 0 || l.committedNext == l.logStart() {
 		l.finishPoll(id, &col)
 		return

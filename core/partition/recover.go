@@ -24,6 +24,7 @@ const (
 	recOffsetList                   // list an offsets directory; payload: kind
 	recOffsetRead                   // read an offset file; payload: kind<<32 | id
 	recRevision                     // read the created.revision marker
+	recProducers                    // read the producer journal
 
 	recReqShift = 56
 )
@@ -65,6 +66,11 @@ type recovery struct {
 	// broken log had committed (SizeBytes) finds damage at rest (a file cut
 	// under it), not a read fault, and takes a shortfall as a boot would.
 	sizeMin uint64
+	// journalBytes is the producer journal's size (journalFound), journal
+	// its bytes once read.
+	journalBytes uint64
+	journalFound bool
+	journal      []byte
 }
 
 // recSeg is one segment as found on disk and as scanned.
@@ -175,6 +181,9 @@ func (r *recovery) complete(l *Log, f inflight, c storage.Completion) {
 		r.done(l)
 	case recRevision:
 		r.onRevision(l, c)
+	case recProducers:
+		r.journal = c.Data
+		r.done(l)
 	default:
 		assert.Failf("partition: recovery request kind %d", kind)
 	}
@@ -192,6 +201,9 @@ func (r *recovery) onList(l *Log, c storage.Completion) {
 	marker := false
 	for _, e := range c.Entries {
 		marker = marker || e.Name == revisionFile && !e.IsDir
+		if e.Name == producerJournalName && !e.IsDir {
+			r.journalFound, r.journalBytes = true, e.Size
+		}
 		start, ext, ok := parseSegmentName(e.Name)
 		if !ok || e.IsDir {
 			continue
@@ -384,6 +396,11 @@ func (r *recovery) repair(l *Log) {
 		r.repairReq(l, storage.Request{Op: storage.OpDeleteTree, File: l.cfg.Dir + "/" + offsetsDir})
 		return
 	}
+	if r.journalFound && r.journalBytes > 0 {
+		r.wait++
+		l.submit(storage.Request{Op: storage.OpRead, File: l.journalPath(producerJournalName),
+			Len: min(r.journalBytes, producerJournalReadMax)}, reqRecovery, recRef(recProducers, 0))
+	}
 	for _, k := range []OffsetKind{Consumer, Group, External} {
 		r.wait++
 		l.submit(storage.Request{Op: storage.OpList, File: l.offsetDirPath(k)}, reqRecovery, recRef(recOffsetList, uint64(k)))
@@ -527,6 +544,7 @@ func (r *recovery) finish(l *Log) {
 	last := l.active()
 	last.state = segOpen
 	l.nextOffset, l.committedNext = last.next, last.next
+	l.recoverProducers(r)
 	var ahead []offsetKey
 	for k, off := range r.offsets {
 		if !l.cfg.KeepOffsetsAhead && k.kind != External && (l.Empty() || off > l.CurrentOffset()) {
@@ -571,4 +589,13 @@ func (l *Log) settleAhead(ahead []offsetKey, r *recovery) {
 		}
 		l.StoreOffset(k.kind, k.id, l.CurrentOffset(), true)
 	}
+}
+
+// recoverProducers rebuilds the producer table from the journal read at
+// boot; a journal that lost records is rewritten before the next one.
+func (l *Log) recoverProducers(r *recovery) {
+	p, dropped := replayProducerJournal(r.journal, l.committedNext)
+	l.producers = p
+	l.journal = producerJournal{exists: r.journalFound, bytes: r.journalBytes,
+		compactNow: dropped || uint64(len(r.journal)) < r.journalBytes}
 }

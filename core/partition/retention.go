@@ -115,6 +115,7 @@ func (l *Log) Purge(revision uint64) {
 	for _, k := range l.dropOffsets() {
 		l.purgeDelete(l.offsetPath(k.kind, k.id))
 	}
+	l.resetJournal()
 	if l.purgeDeletes == 0 {
 		l.writeRevision()
 	}

@@ -53,7 +53,7 @@ func (c Command) String() string {
 //	prepare                  yes   op of Prepares  of that prepare   yes     Parent, Prepares: the one prepare
 //	prepare_ok               yes   op written      of that op        yes     Durable: op synced
 //	commit                   yes   head            of head           yes
-//	start_view_change        yes
+//	start_view_change        yes                                             Last: 1 after a hand-off (HandOff)
 //	do_view_change           yes   head            of head           yes     LogView, Untrusted, Parent, Prepares (suffix ending at head)
 //	start_view               yes   head            of head           yes     Parent, Prepares (suffix ending at head)
 //	request_start_view       yes                                     yes

@@ -118,6 +118,7 @@ type Replica struct {
 	resendAt    uint64
 	svcFrom     uint32              // bit per replica
 	voteNext    bool                // votes for view+1 (VSR-15)
+	handOffView uint32              // the view HandOff entered (its votes say so)
 	svcVote     [ReplicasMax]uint32 // the view each peer last voted for
 	svcAt       [ReplicasMax]uint64 // tick that vote was last heard
 	dvcSent     bool
@@ -231,6 +232,8 @@ func (r *Replica) Commit() uint64           { return r.commit }
 func (r *Replica) Op() uint64               { return r.log.head() }
 func (r *Replica) Untrusted() bool          { return r.untrusted }
 func (r *Replica) Primary() uint8           { return r.primaryOf(r.view) }
+func (r *Replica) ID() uint8                { return r.id }
+func (r *Replica) Count() uint8             { return r.count }
 func (r *Replica) IsPrimary() bool          { return r.primaryOf(r.view) == r.id }
 func (r *Replica) primaryOf(v uint32) uint8 { return uint8(v % uint32(r.count)) }
 

@@ -109,3 +109,34 @@ func TestRepairRangesNeverInverted(t *testing.T) {
 		t.Fatalf("answered an inverted range: %+v", rd.Messages)
 	}
 }
+
+// A primary hands its group to a replica two views ahead: the backups
+// follow its vote, the target becomes primary with every committed op, and
+// the old primary is a backup.
+// covers PLACE-12, PLACE-22
+func TestHandOffToAChosenReplica(t *testing.T) {
+	o := defaultOptions()
+	o.replicas = 5
+	c := newCluster(t, o)
+	c.settle(t, 2000)
+	from, ok := c.primary()
+	if !ok {
+		t.Fatal("no primary")
+	}
+	c.nodes[from].propose(20)
+	c.settle(t, 4000)
+	to := (from + 3) % 5
+	if c.nodes[to].r.HandOff(0) || !c.nodes[from].r.HandOff(to) {
+		t.Fatal("a backup handed off, or the primary refused")
+	}
+	c.settle(t, 4000)
+	if p, ok := c.primary(); !ok || p != to {
+		t.Fatalf("primary %d (%v), want %d", p, ok, to)
+	}
+	if r := c.nodes[to].r; r.Commit() < 20 || r.View()%5 != uint32(to) {
+		t.Fatalf("new primary view %d commit %d", r.View(), r.Commit())
+	}
+	if c.nodes[from].r.IsPrimary() {
+		t.Fatal("the old primary still leads")
+	}
+}

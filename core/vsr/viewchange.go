@@ -65,7 +65,11 @@ func (r *Replica) kick() {
 	}
 	switch r.status {
 	case StatusViewChange:
-		r.broadcast(Message{Command: CmdStartViewChange, View: r.view})
+		svc := Message{Command: CmdStartViewChange, View: r.view}
+		if r.handOffView == r.view {
+			svc.Last = handOffMark
+		}
+		r.broadcast(svc)
 		if r.dvcSent {
 			r.sendDoViewChange()
 		}
@@ -121,6 +125,11 @@ func (r *Replica) onStartViewChange(m *Message) {
 			r.maybeVote()
 		}
 		return
+	case m.View > r.view+1 && m.Last == handOffMark && m.From == r.Primary() && r.status == StatusNormal:
+		// Its primary handed the group off to a later view's primary
+		// (HandOff): the view is over, and the vote names the one to join.
+		r.marks.Hit("vsr.view_change.handoff_followed")
+		r.enterViewChange(m.View)
 	case m.View > r.view+1:
 		r.marks.Hit("vsr.view_change.behind")
 		r.enterViewChange(m.View - 1)
@@ -314,3 +323,29 @@ func (r *Replica) onRequestStartView(m *Message) {
 		r.send(r.startView(m.From))
 	}
 }
+
+// HandOff makes this primary leave its view for the first later view that
+// to leads (PLACE-12): it votes for that view and enters it at once, as a
+// primary that steps down does; its backups follow the vote of their own
+// primary, and the new primary takes the longest log of a quorum as in any
+// view change. The caller drains its accepted writes first, so nothing is
+// left uncommitted. It reports false, changing nothing, unless this
+// replica leads in normal status and to is another member.
+func (r *Replica) HandOff(to uint8) bool {
+	if !r.IsPrimary() || r.status != StatusNormal || to >= r.count || to == r.id {
+		return false
+	}
+	v := r.view + 1
+	for r.primaryOf(v) != to {
+		v++
+	}
+	r.marks.Hit("vsr.view_change.handed_off")
+	r.handOffView = v
+	r.enterViewChange(v)
+	return true
+}
+
+// handOffMark in a start_view_change's Last says its sender handed its
+// view off (HandOff): its own backups join the view it names at once,
+// where a vote two views ahead otherwise only shows they are behind.
+const handOffMark = 1

@@ -16,6 +16,17 @@ const (
 	// matches. An empty Hash is a login of a user that does not exist: the
 	// job costs what a check of a real user's hash costs and never matches.
 	KindVerifyPassword
+	// KindExternalAuth asks the external_auth service about a password
+	// login of a user the node does not know (Username, Password,
+	// Transport, ClientAddress). Code 0: allowed, Data is the Iggy username
+	// the service named; InvalidCredentials: denied or an invalid answer;
+	// TransientNotAccepted: a timeout, a 5xx or 429, or no answer at all.
+	// It waits on the network, not the CPU: the adapter runs it beside the
+	// workers, never in their queue.
+	KindExternalAuth
+	// KindFlightDump writes a flight recorder dump (DumpFlightRecorder,
+	// 19); Data is the dump's file name.
+	KindFlightDump
 )
 
 // Request is one job; the core allocates ids and never reuses one in a run.
@@ -30,6 +41,9 @@ type Request struct {
 	// log; a trace recorder must drop it.
 	Password string
 	Hash     string
+	// KindExternalAuth: who asks, and over which transport ("tcp", "quic",
+	// "http", "ws").
+	Username, Transport, ClientAddress string
 }
 
 // Result answers the request with the same ID.

@@ -44,7 +44,11 @@ func (f *file) put(img []byte) {
 }
 
 func (f *file) write(offset uint64, data [][]byte) {
-	var joined []byte
+	n := 0
+	for _, b := range data {
+		n += len(b)
+	}
+	joined := make([]byte, 0, n) // one allocation: the request's buffers are not ours to keep
 	for _, b := range data {
 		joined = append(joined, b...)
 	}
@@ -59,8 +63,12 @@ func (f *file) write(offset uint64, data [][]byte) {
 // writeAt writes b at offset of img, extending it with zeros as pwrite does.
 func writeAt(img []byte, offset uint64, b []byte) []byte {
 	end := offset + uint64(len(b))
-	if end > uint64(len(img)) {
-		img = append(img, make([]byte, end-uint64(len(img)))...)
+	if n := uint64(len(img)); end > n {
+		// Grown in place, without a zero slice to append: only the hole
+		// between the old end and offset needs zeros (capacity left by a
+		// truncate may hold old bytes).
+		img = slices.Grow(img, int(end-n))[:end]
+		clear(img[n:max(n, offset)])
 	}
 	copy(img[offset:], b)
 	return img

@@ -68,7 +68,7 @@ type shape struct {
 // protocol-framing.md 1.3 the core sends, plus 30 and 31 (partition log
 // data for state transfer, past 1.3's values).
 var shapes = map[vsr.Command]shape{
-	vsr.CmdPing: {}, vsr.CmdPong: {},
+	vsr.CmdPing: {}, vsr.CmdPong: {data: true}, // a pong carries the readiness report
 	vsr.CmdRequest: {prepares: preparesOne}, vsr.CmdPrepare: {prepares: preparesOne},
 	vsr.CmdPrepareOk: {}, vsr.CmdCommit: {}, vsr.CmdStartViewChange: {},
 	vsr.CmdDoViewChange: {prepares: preparesMany}, vsr.CmdStartView: {prepares: preparesMany},
