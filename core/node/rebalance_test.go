@@ -66,9 +66,15 @@ func (cl *cclient) sendTo(p uint32) wire.Code {
 // createPlacedTopic creates topic t of stream s with partitions at factor
 // rf through replica 0.
 func (c *testCluster) createPlacedTopic(cl *cclient, partitions uint32, rf uint8) wire.Code {
-	q := wire.CreateTopicRequest{StreamID: wire.NamedID("s"), Name: "t", PartitionsCount: partitions,
+	return first(cl.do(wire.CmdCreateTopic, placedTopic("t", partitions, rf)))
+}
+
+// placedTopic is the body of CreateTopic name in stream s with partitions
+// at factor rf.
+func placedTopic(name string, partitions uint32, rf uint8) []byte {
+	q := wire.CreateTopicRequest{StreamID: wire.NamedID("s"), Name: name, PartitionsCount: partitions,
 		Options: []wire.Option{{Key: wire.OptReplicationFactor, Kind: wire.KindUint8, Value: []byte{rf}}}}
-	return first(cl.do(wire.CmdCreateTopic, encode(q.Encode)))
+	return encode(q.Encode)
 }
 
 // With 100 partitions at factor 3 on five nodes, the primaries spread 20
