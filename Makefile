@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin
 FUZZTIME ?= 5s
 
-.PHONY: build run cluster cluster-stop test test-short fuzz lint bench mutate coverage clean docker docker-smoke
+.PHONY: build run cluster cluster-stop test test-slow test-short fuzz lint bench mutate coverage clean docker docker-smoke
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -35,6 +35,10 @@ docker-smoke:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
+
+# The corpus seeds marked slow (minutes of CPU each), which make test skips.
+test-slow:
+	IGGY_SIM_CORPUS_SLOW=1 $(GO) test -count=1 -timeout 60m -run TestCorpus ./sim/
 
 test-short:
 	$(GO) test -count=1 -short ./...

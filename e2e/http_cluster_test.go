@@ -96,7 +96,7 @@ func TestHTTPClusterServesEveryPartitionThroughOneNode(t *testing.T) {
 	entry.do(t, "POST", "/streams/relay/topics", tok, obj{"name": "t", "partitions_count": relayPartitions}).
 		ok(t, http.StatusOK, "create topic via a backup")
 
-	routes := relayRoutes(t, tc)
+	routes := relayRoutes(t, tc, "t", relayPartitions)
 	relayed := 0
 	for _, rt := range routes {
 		if int(rt.Primary) != (leader+1)%len(hs) {
@@ -111,6 +111,8 @@ func TestHTTPClusterServesEveryPartitionThroughOneNode(t *testing.T) {
 	for range relayPartitions {
 		entry.do(t, "POST", "/streams/relay/topics/t/messages", tok, balanced).ok(t, http.StatusCreated, "balanced send")
 	}
+
+	deleteSegmentsThrough(t, tc, entry, (leader+1)%len(hs), tok)
 
 	// The test relays to a partition's primary itself, with the key every node derives.
 	rt := routes[0]
@@ -157,19 +159,40 @@ func TestHTTPClusterServesEveryPartitionThroughOneNode(t *testing.T) {
 
 // relayRoutes are the topic's partition routes once every partition has
 // a primary, as node 0 reports them.
-func relayRoutes(t *testing.T, tc *testCluster) []wire.PartitionRoute {
+func relayRoutes(t *testing.T, tc *testCluster, topic string, partitions int) []wire.PartitionRoute {
 	t.Helper()
 	var routes []wire.PartitionRoute
 	c := tc.node(0)
 	tc.eventually("partition routes", func() error {
 		var err error
-		routes, err = c.PartitionRoutes(wire.NamedID("relay"), wire.NamedID("t"))
-		if err == nil && len(routes) != relayPartitions {
+		routes, err = c.PartitionRoutes(wire.NamedID("relay"), wire.NamedID(topic))
+		if err == nil && len(routes) != partitions {
 			err = fmt.Errorf("%d routes", len(routes))
 		}
 		return err
 	})
 	return routes
+}
+
+// deleteSegmentsThrough deletes segments of every partition of a topic at
+// factor 1 through the node entry (replica self): the partitions it does
+// not hold are relayed to their primaries, which resolve the count.
+// covers RELAY-2, RES-44
+func deleteSegmentsThrough(t *testing.T, tc *testCluster, entry *httpServer, self int, tok string) {
+	t.Helper()
+	entry.do(t, "POST", "/streams/relay/topics", tok, obj{"name": "one", "partitions_count": 3,
+		"options": obj{"replication_factor": 1}}).ok(t, http.StatusOK, "create a topic at factor 1")
+	foreign := 0
+	for _, rt := range relayRoutes(t, tc, "one", 3) {
+		if int(rt.Primary) != self {
+			foreign++
+		}
+		uri := fmt.Sprintf("/streams/relay/topics/one/partitions/%d?segments_count=1", rt.PartitionID)
+		entry.do(t, "DELETE", uri, tok, nil).ok(t, http.StatusNoContent, "delete segments through one node")
+	}
+	if foreign == 0 {
+		t.Fatal("the entry node holds every partition of a factor-1 topic: nothing was relayed")
+	}
 }
 
 // sendAndReadThrough sends two messages to partition p through h, polls

@@ -77,10 +77,18 @@ func readLines(t *testing.T, name string) []string {
 // STOR-7, STOR-45, RES-38, VSR-28)
 func TestCorpus(t *testing.T) {
 	bugs := loadOpenBugs(t)
+	slowToo := os.Getenv("IGGY_SIM_CORPUS_SLOW") == "1"
 	for _, line := range readLines(t, "corpus.txt") {
+		line, slow := strings.CutSuffix(strings.TrimSpace(line), " slow")
 		seed, p, v, err := parseCorpusLine(line)
 		if err != nil {
 			t.Fatalf("corpus.txt: %v", err)
+		}
+		if slow && !slowToo {
+			// Minutes of CPU each: replayed with IGGY_SIM_CORPUS_SLOW=1
+			// (make test-slow), not in every CI run.
+			t.Logf("seed %d %s: slow, skipped", seed, p)
+			continue
 		}
 		res := RunKnobs(seed, DrawWorkload(seed, p, v), nil)
 		switch b := known(bugs, res.Failure); {
@@ -93,7 +101,8 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-// parseCorpusLine reads "<seed> <profile> [w<workload>]": a line without
+// parseCorpusLine reads "<seed> <profile> [w<workload>]" (TestCorpus has
+// taken off a trailing "slow"): a line without
 // a workload was found under WorkloadLegacy, before the heavy workload.
 func parseCorpusLine(line string) (uint64, Profile, int, error) {
 	f := strings.Fields(line)

@@ -58,6 +58,11 @@ var (
 	offsetWrite  = callKind{policy: writePolicy, onTimeout: offsetTimeout}
 	producing    = callKind{policy: writePolicy, onTimeout: produceTimeout}
 	snapshotting = callKind{policy: snapshotPolicy, onTimeout: readTimeout}
+	// segmentWrite is DeleteSegments: a metadata write only a member of
+	// the partition can build (it resolves the segment count from its
+	// log), so it is relayed to the partition's primary like a partition
+	// call, whose node proposes it through the metadata primary.
+	segmentWrite = callKind{policy: metaPolicy, onTimeout: metaTimeout}
 )
 
 // call sends one command on the caller's session and records it.

@@ -185,5 +185,9 @@ func (s *Server) deleteSegments(c caller, w http.ResponseWriter, r *http.Request
 	}
 	req := wire.DeleteSegmentsRequest{StreamID: ref.StreamID, TopicID: ref.TopicID, PartitionID: partition,
 		SegmentsCount: uint32(count)}
-	return s.command(c, w, metaWrite, wire.CmdDeleteSegments, encode(req.Encode))
+	serve := func(k callKind, _ wire.OptionalPartition) *apiError {
+		return s.command(c, w, k, wire.CmdDeleteSegments, encode(req.Encode))
+	}
+	return s.servePartition(c, w, r, partitionCall{ref: ref, kind: segmentWrite,
+		named: wire.OptionalPartition{Given: true, ID: partition}, serve: serve})
 }

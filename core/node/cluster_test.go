@@ -250,8 +250,23 @@ func (cl *cclient) connect(host int) {
 // call sends one frame and runs the cluster until its reply arrives.
 func (cl *cclient) call(h wire.RequestHeader, body []byte) []byte {
 	cl.c.t.Helper()
+	cl.c.hosts[cl.host].n.Step(node.ClientFrame{Conn: cl.conn, Frame: buildFrame(h, body)})
+	return cl.reply()
+}
+
+// submit sends command code with body and returns at once: several
+// clients' requests can then be in flight together.
+func (cl *cclient) submit(code wire.Command, body []byte) {
+	h := cl.next()
+	h.Operation = wire.OperationForCommand(code)
+	h.NRCode = code
+	cl.c.hosts[cl.host].n.Step(node.ClientFrame{Conn: cl.conn, Frame: buildFrame(h, body)})
+}
+
+// reply runs the cluster until the client's next reply arrives.
+func (cl *cclient) reply() []byte {
+	cl.c.t.Helper()
 	host := cl.c.hosts[cl.host]
-	host.n.Step(node.ClientFrame{Conn: cl.conn, Frame: buildFrame(h, body)})
 	var got []byte
 	cl.c.until("reply", func() bool {
 		if q := host.replies[cl.conn]; len(q) > 0 {

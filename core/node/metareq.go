@@ -206,9 +206,12 @@ func (n *Node) buildDeleteSegments(body []byte) (metadata.Command, string, wire.
 	if code != wire.OK {
 		return nil, "", code
 	}
+	// Only a member knows the partition's sealed segments, so only a member
+	// can resolve the count: another replica answers 89, as it does every
+	// request for the partition, and a routing client goes to its primary.
 	k := partKey{s.ID, t.ID, q.PartitionID}
-	if !n.hasPartition(k) {
-		return nil, "", wire.PartitionNotFound
+	if code := n.partitionCode(k); code != wire.OK {
+		return nil, "", code
 	}
 	return &metadata.TruncatePartition{
 		Stream: wire.NumericID(s.ID), Topic: wire.NumericID(t.ID), Partition: q.PartitionID,

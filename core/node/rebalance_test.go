@@ -66,9 +66,15 @@ func (cl *cclient) sendTo(p uint32) wire.Code {
 // createPlacedTopic creates topic t of stream s with partitions at factor
 // rf through replica 0.
 func (c *testCluster) createPlacedTopic(cl *cclient, partitions uint32, rf uint8) wire.Code {
-	q := wire.CreateTopicRequest{StreamID: wire.NamedID("s"), Name: "t", PartitionsCount: partitions,
+	return first(cl.do(wire.CmdCreateTopic, placedTopic("t", partitions, rf)))
+}
+
+// placedTopic is the body of CreateTopic name in stream s with partitions
+// at factor rf.
+func placedTopic(name string, partitions uint32, rf uint8) []byte {
+	q := wire.CreateTopicRequest{StreamID: wire.NamedID("s"), Name: name, PartitionsCount: partitions,
 		Options: []wire.Option{{Key: wire.OptReplicationFactor, Kind: wire.KindUint8, Value: []byte{rf}}}}
-	return first(cl.do(wire.CmdCreateTopic, encode(q.Encode)))
+	return encode(q.Encode)
 }
 
 // With 100 partitions at factor 3 on five nodes, the primaries spread 20
@@ -163,6 +169,15 @@ func TestNonMemberAnswersNotPrimary(t *testing.T) {
 	if code, _ := o.send("s", "t", 1); code != wire.NotPrimary {
 		t.Fatalf("send on a non-member: %s, want 89", code.Name())
 	}
+	// DeleteSegments too: a non-member cannot resolve the segment count.
+	segs := encode(wire.DeleteSegmentsRequest{StreamID: wire.NamedID("s"), TopicID: wire.NamedID("t"), SegmentsCount: 1}.Encode)
+	if code := first(o.do(wire.CmdDeleteSegments, segs)); code != wire.NotPrimary {
+		t.Fatalf("DeleteSegments on a non-member: %s, want 89", code.Name())
+	}
+	m := c.client(3)
+	m.connect(member)
+	c.until("a session on the member", func() bool { return m.login() == wire.OK })
+	mustOK(t, first(m.do(wire.CmdDeleteSegments, segs)))
 	for i, h := range c.hosts {
 		if running := len(h.n.Groups()) - 1; running != map[bool]int{true: 1, false: 0}[i == member] {
 			t.Fatalf("replica %d runs %d partition groups", i, running)
