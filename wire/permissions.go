@@ -3,26 +3,43 @@ package wire
 import "sort"
 
 // GlobalPermissions are the ten server-wide rights, in wire order.
+// The JSON tags are the http.md 4.2 names (change log bodies use them).
 type GlobalPermissions struct {
-	ManageServers, ReadServers, ManageUsers, ReadUsers, ManageStreams,
-	ReadStreams, ManageTopics, ReadTopics, PollMessages, SendMessages bool
+	ManageServers bool `json:"manage_servers"`
+	ReadServers   bool `json:"read_servers"`
+	ManageUsers   bool `json:"manage_users"`
+	ReadUsers     bool `json:"read_users"`
+	ManageStreams bool `json:"manage_streams"`
+	ReadStreams   bool `json:"read_streams"`
+	ManageTopics  bool `json:"manage_topics"`
+	ReadTopics    bool `json:"read_topics"`
+	PollMessages  bool `json:"poll_messages"`
+	SendMessages  bool `json:"send_messages"`
 }
 
 // StreamPermissions are a user's rights on one stream and its topics.
 type StreamPermissions struct {
-	ManageStream, ReadStream, ManageTopics, ReadTopics, PollMessages, SendMessages bool
-	Topics                                                                         map[uint32]TopicPermissions
+	ManageStream bool                        `json:"manage_stream"`
+	ReadStream   bool                        `json:"read_stream"`
+	ManageTopics bool                        `json:"manage_topics"`
+	ReadTopics   bool                        `json:"read_topics"`
+	PollMessages bool                        `json:"poll_messages"`
+	SendMessages bool                        `json:"send_messages"`
+	Topics       map[uint32]TopicPermissions `json:"topics"`
 }
 
 // TopicPermissions are a user's rights on one topic.
 type TopicPermissions struct {
-	ManageTopic, ReadTopic, PollMessages, SendMessages bool
+	ManageTopic  bool `json:"manage_topic"`
+	ReadTopic    bool `json:"read_topic"`
+	PollMessages bool `json:"poll_messages"`
+	SendMessages bool `json:"send_messages"`
 }
 
 // Permissions is the permissions block of protocol-framing.md 6.3.
 type Permissions struct {
-	Global  GlobalPermissions
-	Streams map[uint32]StreamPermissions
+	Global  GlobalPermissions            `json:"global"`
+	Streams map[uint32]StreamPermissions `json:"streams"`
 }
 
 // permissionsEntriesMax bounds the stream and topic entries one block may hold,

@@ -39,7 +39,6 @@ var unhonoured = []struct {
 	{"websocket.max_write_buffer_size", "WebSocket uses its library's buffers", false},
 	{"websocket.max_frame_size", "one WebSocket message carries one frame, bounded by max_message_size", false},
 	{"metadata.prepare_queue_depth", "the metadata pipeline bound is a constant of the core", false},
-	{"metadata.change_log_", "the metadata change log is not built yet", false},
 	{"partition.prepare_queue_depth", "the partition pipeline bound is a constant of the core", false},
 	{"partition.evicted_ring_", "evicted ranges are not kept yet", false},
 	{"partition.transfer_", "partition state transfer bounds are constants of the core", false},

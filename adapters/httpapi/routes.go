@@ -59,6 +59,7 @@ func (s *Server) routes() *http.ServeMux {
 		"GET /cluster/metadata":                               s.getCluster,
 		"GET /options/{scope}":                                s.getOptions,
 		"POST /snapshot":                                      s.snapshot,
+		"GET /metadata/changes":                               s.getChanges,
 		"POST /debug/flight-recorder/dump":                    s.dumpFlightRecorder,
 	}
 	if mc := s.opts.HTTP.Metrics; mc.Enabled && mc.Endpoint != "" {

@@ -183,6 +183,9 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		CheckpointEveryOps: uint64(cfg.Metadata.JournalSlots),
 		PartitionsMax:      cfg.Metadata.PartitionsMax,
 		ClientsTableMax:    cfg.Metadata.ClientsTableMax,
+		// MCL-29..31: the change log's rings (validated 1..1048576).
+		ChangeLogResourceCapacity: cfg.Metadata.ChangeLogResourceCapacity,
+		ChangeLogActivityCapacity: cfg.Metadata.ChangeLogActivityCapacity,
 		// FLOW-6: the bytes of a connection's queued requests.
 		RequestQueueBytesMax: cfg.MessageBus.ClientRequestQueueBytesMax,
 		// 0 is "all", as in config.ReplicationAll.

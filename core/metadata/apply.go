@@ -41,6 +41,15 @@ func (s *State) Apply(ctx Ctx, cmd Command) Result {
 	if !wellFormed(cmd) {
 		return reject(wire.InvalidCommand)
 	}
+	pre := s.subjectOf(ctx, cmd)
+	res := s.dispatch(ctx, cmd)
+	if res.Code == wire.OK {
+		s.recordChanges(ctx, cmd, res, pre)
+	}
+	return res
+}
+
+func (s *State) dispatch(ctx Ctx, cmd Command) Result {
 	switch c := cmd.(type) {
 	case *CreateStream:
 		return s.createStream(ctx, c)

@@ -238,3 +238,17 @@ func (c *codec) permissions(v **wire.Permissions) {
 	p := normalizePermissions(c.r.Permissions(int(n)))
 	*v = &p
 }
+
+// blob is a u32-length byte string of at most max bytes (change bodies).
+func (c *codec) blob(v *[]byte, max int) {
+	n := len(*v)
+	c.length(&n, 1, max)
+	if !c.decoding() {
+		c.w.Bytes(*v)
+		return
+	}
+	b := c.r.Bytes(n)
+	if c.ok() {
+		*v = append([]byte(nil), b...)
+	}
+}

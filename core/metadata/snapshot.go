@@ -14,7 +14,7 @@ import (
 // u64 LE]. The body walks the state in id order, so equal states give equal
 // bytes, and Restore accepts only bytes Snapshot could have written.
 const (
-	snapshotVersion       = 2 // 2: partitions carry their members and primaries
+	snapshotVersion       = 3 // 2: partitions carry their members and primaries; 3: the change log
 	snapshotChecksumBytes = 8
 	// Decode bounds for counts with no protocol limit; the remaining input
 	// bounds them further.
@@ -59,6 +59,9 @@ func Restore(b []byte) (*State, error) {
 	if err := s.index(); err != nil {
 		return nil, fmt.Errorf("snapshot: %w: %w", err, ErrCorrupt)
 	}
+	if !s.changes.check() {
+		return nil, fmt.Errorf("snapshot: change log out of order: %w", ErrCorrupt)
+	}
 	if err := s.check(); err != nil {
 		return nil, fmt.Errorf("snapshot: %w: %w", err, ErrCorrupt)
 	}
@@ -73,6 +76,7 @@ func (s *State) walk(c *codec) {
 	c.u32(&s.nextUserID)
 	walkList(c, &s.streams, streamsMax, (*Stream).walk)
 	walkList(c, &s.users, usersMax, (*User).walk)
+	s.changes.walk(c)
 }
 
 // walkList walks a count and then each element, allocating them on decode.

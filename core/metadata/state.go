@@ -15,6 +15,7 @@ type State struct {
 	userNames   map[string]uint32
 	nextUserID  uint32
 	tokenHashes map[string]*PersonalAccessToken // every user's tokens by hash
+	changes     changeLog
 }
 
 // New returns the empty state that op 1 (root creation) starts from.
@@ -23,6 +24,7 @@ func New() *State {
 		streamNames: map[string]uint32{},
 		userNames:   map[string]uint32{},
 		tokenHashes: map[string]*PersonalAccessToken{},
+		changes:     changeLog{resourceCap: ChangeLogResourceCapacityDefault, activityCap: ChangeLogActivityCapacityDefault},
 	}
 }
 

@@ -51,6 +51,7 @@ type booter struct {
 // Boot starts recovery; the node serves once Ready reports Booted.
 func (n *Node) Boot() {
 	n.meta = metadata.New()
+	n.sizeChangeLog()
 	n.boot = &booter{n: n, phase: bootReading}
 	n.mg.Boot(n.boot, n.bootDisk())
 }

@@ -55,6 +55,11 @@ type Config struct {
 	// ClientsTableMax is metadata.clients_table_max, the sessions the client
 	// table holds (SESS-30); 0 = clientsMax.
 	ClientsTableMax uint32
+	// ChangeLogResourceCapacity and ChangeLogActivityCapacity are the
+	// metadata change log's ring capacities in records (MCL-29..31); 0 is
+	// the default.
+	ChangeLogResourceCapacity uint32
+	ChangeLogActivityCapacity uint32
 	// RequestQueueBytesMax is message_bus.client_request_queue_bytes_max,
 	// the bytes of the frames one connection may queue behind its request
 	// in flight (FLOW-6); 0 = requestQueueBytesMaxDefault.

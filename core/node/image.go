@@ -54,6 +54,7 @@ type image struct {
 // restore makes img the node's replicated state.
 func (n *Node) restore(img image) {
 	n.meta, n.clients, n.clientsLimit = img.meta, img.clients, img.clientsLimit
+	n.sizeChangeLog()
 }
 
 func encodeClient(w *wire.Writer, id wire.U128, e *client) {

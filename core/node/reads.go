@@ -71,6 +71,7 @@ func (n *Node) newReaders() map[wire.Command]reader {
 		wire.CmdGetSnapshotFile:         n.getSnapshotFile,
 		wire.CmdDumpFlightRecorder:      n.dumpFlightRecorder,
 		wire.CmdPartitionRoutes:         n.partitionRoutes,
+		wire.CmdGetMetadataChanges:      n.getMetadataChanges,
 		wire.CmdNextProducerID:          n.nextProducerID,
 	}
 }
