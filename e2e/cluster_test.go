@@ -35,6 +35,12 @@ type testCluster struct {
 // each serves TCP.
 func startCluster(t *testing.T, n int, withoutRoot ...int) *testCluster {
 	t.Helper()
+	return startClusterOf(t, n, nil, withoutRoot...)
+}
+
+// startClusterOf is startCluster with node i running bins[i] when set.
+func startClusterOf(t *testing.T, n int, bins map[int]string, withoutRoot ...int) *testCluster {
+	t.Helper()
 	dir := t.TempDir()
 	tc := &testCluster{t: t}
 	var replicaPorts []string
@@ -50,7 +56,7 @@ func startCluster(t *testing.T, n int, withoutRoot ...int) *testCluster {
 	path := writeRoster(t, dir, tcpPorts, replicaPorts)
 	for i := range n {
 		cfg := serverConfig{dataDir: filepath.Join(dir, fmt.Sprintf("node-%d", i), "data"), defaultRoot: !slices.Contains(withoutRoot, i),
-			args: []string{"--replica-id", strconv.Itoa(i)}, env: map[string]string{"IGGY_CONFIG_PATH": path}}
+			args: []string{"--replica-id", strconv.Itoa(i)}, env: map[string]string{"IGGY_CONFIG_PATH": path}, bin: bins[i]}
 		if err := os.MkdirAll(filepath.Dir(cfg.dataDir), 0o700); err != nil {
 			t.Fatal(err)
 		}
