@@ -35,11 +35,24 @@ type testCluster struct {
 // each serves TCP.
 func startCluster(t *testing.T, n int, withoutRoot ...int) *testCluster {
 	t.Helper()
-	return startClusterEnv(t, n, nil, withoutRoot...)
+	return startClusterWith(t, n, nil, nil, withoutRoot...)
 }
 
 // startClusterEnv is startCluster with further variables for every node.
 func startClusterEnv(t *testing.T, n int, env map[string]string, withoutRoot ...int) *testCluster {
+	t.Helper()
+	return startClusterWith(t, n, env, nil, withoutRoot...)
+}
+
+// startClusterOf is startCluster with node i running bins[i] when set.
+func startClusterOf(t *testing.T, n int, bins map[int]string, withoutRoot ...int) *testCluster {
+	t.Helper()
+	return startClusterWith(t, n, nil, bins, withoutRoot...)
+}
+
+// startClusterWith starts n nodes, each with env added to its variables and
+// running bins[i] when set.
+func startClusterWith(t *testing.T, n int, env map[string]string, bins map[int]string, withoutRoot ...int) *testCluster {
 	t.Helper()
 	dir := t.TempDir()
 	tc := &testCluster{t: t}
@@ -56,7 +69,7 @@ func startClusterEnv(t *testing.T, n int, env map[string]string, withoutRoot ...
 	path := writeRoster(t, dir, tcpPorts, replicaPorts)
 	for i := range n {
 		cfg := serverConfig{dataDir: filepath.Join(dir, fmt.Sprintf("node-%d", i), "data"), defaultRoot: !slices.Contains(withoutRoot, i),
-			args: []string{"--replica-id", strconv.Itoa(i)}, env: map[string]string{"IGGY_CONFIG_PATH": path}}
+			args: []string{"--replica-id", strconv.Itoa(i)}, env: map[string]string{"IGGY_CONFIG_PATH": path}, bin: bins[i]}
 		for k, v := range env {
 			cfg.env[k] = v
 		}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,6 +72,7 @@ type serverConfig struct {
 	args        []string          // further flags (--fresh)
 	env         map[string]string // further variables (IGGY_ROOT_USERNAME, ...)
 	nofile      int               // when > 0, the soft and hard open-file limit the process starts with
+	bin         string            // when set, the executable started instead of serverBin
 }
 
 // server is one running (or exited) iggy-server process.
@@ -118,10 +120,11 @@ func launch(t *testing.T, cfg serverConfig, addr string) *server {
 	if cfg.defaultRoot {
 		args = append(args, "--with-default-root-credentials")
 	}
-	cmd := exec.Command(serverBin, args...)
+	bin := cmp.Or(cfg.bin, serverBin)
+	cmd := exec.Command(bin, args...)
 	if cfg.nofile > 0 {
 		limit := fmt.Sprintf("ulimit -n %d && exec \"$0\" \"$@\"", cfg.nofile)
-		cmd = exec.Command("sh", append([]string{"-c", limit, serverBin}, args...)...)
+		cmd = exec.Command("sh", append([]string{"-c", limit, bin}, args...)...)
 	}
 	cmd.Dir = filepath.Dir(cfg.dataDir)
 	cmd.Env = serverEnv(cfg, addr)
