@@ -171,6 +171,8 @@ func (p *Producers) evictIdlest() {
 	var victim uint64
 	var oldest uint64
 	found := false
+	// Map order cannot leak: the minimum of (lastMicros, id) is the same
+	// in any order.
 	for id, st := range p.byID {
 		if len(st.pending) > 0 {
 			continue

@@ -33,9 +33,9 @@ const (
 	fingerprintBytes = 8
 	// kekInfo separates the key-encryption key from any other use of the
 	// server key (HKDF's info).
-	kekInfo = "iggy-go stream key-encryption key v1"
+	kekInfo = "iggygo stream key-encryption key v1"
 	// wrapAAD binds a wrap to its purpose.
-	wrapAAD = "iggy-go stream key wrap v1"
+	wrapAAD = "iggygo stream key wrap v1"
 	// sealedWrapBytes is one wrap's sealed form: nonce, key, GCM tag.
 	sealedWrapBytes = NonceBytes + KeyBytes + 16
 )
