@@ -18,11 +18,11 @@ type userJSON struct {
 
 type userDetailsJSON struct {
 	userJSON
-	Permissions *permissionsJSON `json:"permissions"`
+	Permissions *wire.Permissions `json:"permissions"`
 }
 
 func userDetailsView(d wire.UserDetails) userDetailsJSON {
-	return userDetailsJSON{userJSON: userView(d.UserInfo), Permissions: permissionsView(d.Permissions)}
+	return userDetailsJSON{userJSON: userView(d.UserInfo), Permissions: d.Permissions}
 }
 
 // encodeIdentifier is the body of a request that names one user.

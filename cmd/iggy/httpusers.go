@@ -7,38 +7,12 @@ import (
 	"github.com/iggygo/iggy/wire"
 )
 
-// globalJSON is the global permissions object of the REST API; the CLI
-// reads and writes global permissions only.
-type globalJSON struct {
-	ManageServers bool `json:"manage_servers"`
-	ReadServers   bool `json:"read_servers"`
-	ManageUsers   bool `json:"manage_users"`
-	ReadUsers     bool `json:"read_users"`
-	ManageStreams bool `json:"manage_streams"`
-	ReadStreams   bool `json:"read_streams"`
-	ManageTopics  bool `json:"manage_topics"`
-	ReadTopics    bool `json:"read_topics"`
-	PollMessages  bool `json:"poll_messages"`
-	SendMessages  bool `json:"send_messages"`
-}
-
-type permissionsJSON struct {
-	Global globalJSON `json:"global"`
-}
-
-func permissionsBody(p *wire.Permissions) *permissionsJSON {
-	if p == nil {
-		return nil
-	}
-	return &permissionsJSON{Global: globalJSON(p.Global)}
-}
-
 type userJSON struct {
-	ID          uint32           `json:"id"`
-	CreatedAt   uint64           `json:"created_at"`
-	Status      string           `json:"status"`
-	Username    string           `json:"username"`
-	Permissions *permissionsJSON `json:"permissions"`
+	ID          uint32            `json:"id"`
+	CreatedAt   uint64            `json:"created_at"`
+	Status      string            `json:"status"`
+	Username    string            `json:"username"`
+	Permissions *wire.Permissions `json:"permissions"`
 }
 
 func (u userJSON) info() wire.UserInfo {
@@ -50,18 +24,14 @@ func (u userJSON) info() wire.UserInfo {
 }
 
 func (u userJSON) details() wire.UserDetails {
-	d := wire.UserDetails{UserInfo: u.info()}
-	if u.Permissions != nil {
-		d.Permissions = &wire.Permissions{Global: wire.GlobalPermissions(u.Permissions.Global)}
-	}
-	return d
+	return wire.UserDetails{UserInfo: u.info(), Permissions: u.Permissions}
 }
 
 func userPath(u wire.Identifier) string { return "/users/" + pathID(u) }
 
 func (h *httpAPI) CreateUser(username, password string, status wire.UserStatus, perms *wire.Permissions) (wire.UserDetails, error) {
 	var u userJSON
-	body := map[string]any{"username": username, "password": password, "status": wire.UserStatusWord(status), "permissions": permissionsBody(perms)}
+	body := map[string]any{"username": username, "password": password, "status": wire.UserStatusWord(status), "permissions": perms}
 	_, err := h.do(http.MethodPost, "/users", nil, body, &u)
 	return u.details(), err
 }
@@ -88,7 +58,7 @@ func (h *httpAPI) DeleteUser(user wire.Identifier) error {
 }
 
 func (h *httpAPI) UpdatePermissions(user wire.Identifier, perms *wire.Permissions) error {
-	_, err := h.do(http.MethodPut, userPath(user)+"/permissions", nil, map[string]any{"permissions": permissionsBody(perms)}, nil)
+	_, err := h.do(http.MethodPut, userPath(user)+"/permissions", nil, map[string]any{"permissions": perms}, nil)
 	return err
 }
 
