@@ -4,31 +4,16 @@ import (
 	"net/http"
 
 	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/rest"
 )
 
-// streamJSON is a stream record (http.md 4.4).
-type streamJSON struct {
-	ID            uint32                `json:"id"`
-	CreatedAt     uint64                `json:"created_at"`
-	Name          string                `json:"name"`
-	Size          string                `json:"size"`
-	MessagesCount uint64                `json:"messages_count"`
-	TopicsCount   uint32                `json:"topics_count"`
-	Options       map[string]optionView `json:"options"`
-}
-
-type streamDetailsJSON struct {
-	streamJSON
-	Topics []topicJSON `json:"topics"`
-}
-
-func streamView(s wire.StreamResponse) streamJSON {
-	return streamJSON{ID: s.ID, CreatedAt: s.CreatedAtMicros, Name: s.Name, Size: sizeText(s.SizeBytes),
+func streamView(s wire.StreamResponse) rest.Stream {
+	return rest.Stream{ID: s.ID, CreatedAt: s.CreatedAtMicros, Name: s.Name, Size: sizeText(s.SizeBytes),
 		MessagesCount: s.MessagesCount, TopicsCount: s.TopicsCount, Options: optionViews(s.Options, nil)}
 }
 
-func streamDetailsView(d wire.StreamDetails) streamDetailsJSON {
-	return streamDetailsJSON{streamJSON: streamView(d.Stream), Topics: list(d.Topics, topicView)}
+func streamDetailsView(d wire.StreamDetails) rest.StreamDetails {
+	return rest.StreamDetails{Stream: streamView(d.Stream), Topics: list(d.Topics, topicView)}
 }
 
 // streamPath reads {stream_id}.
@@ -80,7 +65,7 @@ func (s *Server) createStream(c caller, w http.ResponseWriter, r *http.Request) 
 	if e != nil {
 		return e
 	}
-	return okJSON(w, streamDetailsJSON{streamJSON: streamView(st), Topics: []topicJSON{}})
+	return okJSON(w, rest.StreamDetails{Stream: streamView(st), Topics: []rest.Topic{}})
 }
 
 // decodeStreamResponse decodes a reply that is exactly one stream record.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/iggygo/iggy/adapters/transport"
 	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/rest"
 )
 
 // anonConn is the one sessionless connection /ping uses: a Ping travels to
@@ -49,46 +50,8 @@ func (s *Server) handlePing(w http.ResponseWriter, _ *http.Request) *apiError {
 	return nil
 }
 
-type cacheJSON struct {
-	Hits     uint64  `json:"hits"`
-	Misses   uint64  `json:"misses"`
-	HitRatio float32 `json:"hit_ratio"`
-}
-
-// statsJSON is Stats (http.md 4.9); byte sizes are exact-unit strings.
-type statsJSON struct {
-	ProcessID           uint32               `json:"process_id"`
-	CPUUsage            float32              `json:"cpu_usage"`
-	TotalCPUUsage       float32              `json:"total_cpu_usage"`
-	MemoryUsage         string               `json:"memory_usage"`
-	TotalMemory         string               `json:"total_memory"`
-	AvailableMemory     string               `json:"available_memory"`
-	RunTime             uint64               `json:"run_time"`
-	StartTime           uint64               `json:"start_time"`
-	ReadBytes           string               `json:"read_bytes"`
-	WrittenBytes        string               `json:"written_bytes"`
-	MessagesSizeBytes   string               `json:"messages_size_bytes"`
-	StreamsCount        uint32               `json:"streams_count"`
-	TopicsCount         uint32               `json:"topics_count"`
-	PartitionsCount     uint32               `json:"partitions_count"`
-	SegmentsCount       uint32               `json:"segments_count"`
-	MessagesCount       uint64               `json:"messages_count"`
-	ClientsCount        uint32               `json:"clients_count"`
-	ConsumerGroupsCount uint32               `json:"consumer_groups_count"`
-	Hostname            string               `json:"hostname"`
-	OSName              string               `json:"os_name"`
-	OSVersion           string               `json:"os_version"`
-	KernelVersion       string               `json:"kernel_version"`
-	IggyServerVersion   string               `json:"iggy_server_version"`
-	IggyServerSemver    *uint32              `json:"iggy_server_semver"`
-	CacheMetrics        map[string]cacheJSON `json:"cache_metrics"`
-	ThreadsCount        uint32               `json:"threads_count"`
-	FreeDiskSpace       string               `json:"free_disk_space"`
-	TotalDiskSpace      string               `json:"total_disk_space"`
-}
-
-func statsView(st wire.Stats) statsJSON {
-	out := statsJSON{ProcessID: st.ProcessID, CPUUsage: st.CPUUsage, TotalCPUUsage: st.TotalCPUUsage,
+func statsView(st wire.Stats) rest.Stats {
+	out := rest.Stats{ProcessID: st.ProcessID, CPUUsage: st.CPUUsage, TotalCPUUsage: st.TotalCPUUsage,
 		MemoryUsage: sizeText(st.MemoryUsage), TotalMemory: sizeText(st.TotalMemory),
 		AvailableMemory: sizeText(st.AvailableMemory), RunTime: st.RunTime, StartTime: st.StartTime,
 		ReadBytes: sizeText(st.ReadBytes), WrittenBytes: sizeText(st.WrittenBytes),
@@ -96,7 +59,7 @@ func statsView(st wire.Stats) statsJSON {
 		PartitionsCount: st.PartitionsCount, SegmentsCount: st.SegmentsCount, MessagesCount: st.MessagesCount,
 		ClientsCount: st.ClientsCount, ConsumerGroupsCount: st.ConsumerGroupsCount, Hostname: st.Hostname,
 		OSName: st.OSName, OSVersion: st.OSVersion, KernelVersion: st.KernelVersion, IggyServerVersion: st.ServerVersion,
-		CacheMetrics: map[string]cacheJSON{}, ThreadsCount: st.ThreadsCount,
+		CacheMetrics: map[string]rest.CacheMetric{}, ThreadsCount: st.ThreadsCount,
 		FreeDiskSpace: sizeText(st.FreeDiskSpace), TotalDiskSpace: sizeText(st.TotalDiskSpace)}
 	if st.ServerSemver != 0 {
 		v := st.ServerSemver
@@ -104,7 +67,7 @@ func statsView(st wire.Stats) statsJSON {
 	}
 	for _, m := range st.CacheMetrics {
 		key := fmt.Sprintf("%d-%d-%d", m.StreamID, m.TopicID, m.PartitionID)
-		out.CacheMetrics[key] = cacheJSON{Hits: m.Hits, Misses: m.Misses, HitRatio: m.HitRatio}
+		out.CacheMetrics[key] = rest.CacheMetric{Hits: m.Hits, Misses: m.Misses, HitRatio: m.HitRatio}
 	}
 	return out
 }

@@ -5,45 +5,20 @@ import (
 	"net/http"
 
 	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/rest"
 )
 
-// topicJSON is a topic record. Expiry, compression and size cap live only in
-// the options (RES-15).
-type topicJSON struct {
-	ID              uint32                `json:"id"`
-	CreatedAt       uint64                `json:"created_at"`
-	Name            string                `json:"name"`
-	Size            string                `json:"size"`
-	MessagesCount   uint64                `json:"messages_count"`
-	PartitionsCount uint32                `json:"partitions_count"`
-	Options         map[string]optionView `json:"options"`
-}
-
-type partitionJSON struct {
-	ID            uint32 `json:"id"`
-	CreatedAt     uint64 `json:"created_at"`
-	SegmentsCount uint32 `json:"segments_count"`
-	CurrentOffset uint64 `json:"current_offset"`
-	Size          string `json:"size"`
-	MessagesCount uint64 `json:"messages_count"`
-}
-
-type topicDetailsJSON struct {
-	topicJSON
-	Partitions []partitionJSON `json:"partitions"`
-}
-
-func topicView(t wire.TopicHeader) topicJSON {
-	return topicJSON{ID: t.ID, CreatedAt: t.CreatedAtMicros, Name: t.Name, Size: sizeText(t.SizeBytes),
+func topicView(t wire.TopicHeader) rest.Topic {
+	return rest.Topic{ID: t.ID, CreatedAt: t.CreatedAtMicros, Name: t.Name, Size: sizeText(t.SizeBytes),
 		MessagesCount: t.MessagesCount, PartitionsCount: t.PartitionsCount, Options: optionViews(t.Explicit, t.Derived)}
 }
 
-func topicDetailsView(d wire.TopicDetails) topicDetailsJSON {
-	return topicDetailsJSON{topicJSON: topicView(d.Topic), Partitions: list(d.Partitions, partitionView)}
+func topicDetailsView(d wire.TopicDetails) rest.TopicDetails {
+	return rest.TopicDetails{Topic: topicView(d.Topic), Partitions: list(d.Partitions, partitionView)}
 }
 
-func partitionView(p wire.PartitionResponse) partitionJSON {
-	return partitionJSON{ID: p.ID, CreatedAt: p.CreatedAtMicros, SegmentsCount: p.SegmentsCount,
+func partitionView(p wire.PartitionResponse) rest.Partition {
+	return rest.Partition{ID: p.ID, CreatedAt: p.CreatedAtMicros, SegmentsCount: p.SegmentsCount,
 		CurrentOffset: p.CurrentOffset, Size: sizeText(p.SizeBytes), MessagesCount: p.MessagesCount}
 }
 

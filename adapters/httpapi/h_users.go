@@ -5,24 +5,11 @@ import (
 	"strings"
 
 	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/rest"
 )
 
-// userJSON is UserInfo; userDetailsJSON adds the permissions (http.md 4.2).
-type userJSON struct {
-	ID        uint32                `json:"id"`
-	CreatedAt uint64                `json:"created_at"`
-	Status    string                `json:"status"`
-	Username  string                `json:"username"`
-	Options   map[string]optionView `json:"options"`
-}
-
-type userDetailsJSON struct {
-	userJSON
-	Permissions *wire.Permissions `json:"permissions"`
-}
-
-func userDetailsView(d wire.UserDetails) userDetailsJSON {
-	return userDetailsJSON{userJSON: userView(d.UserInfo), Permissions: d.Permissions}
+func userDetailsView(d wire.UserDetails) rest.UserDetails {
+	return rest.UserDetails{User: userView(d.UserInfo), Permissions: d.Permissions}
 }
 
 // encodeIdentifier is the body of a request that names one user.
@@ -30,13 +17,13 @@ func encodeIdentifier(id wire.Identifier) []byte {
 	return encode(func(w *wire.Writer) { w.Identifier(id) })
 }
 
-func userView(u wire.UserInfo) userJSON {
+func userView(u wire.UserInfo) rest.User {
 	status := "active"
 	if u.Status == wire.UserStatusInactive {
 		status = "inactive"
 	}
 	opts, _ := wire.DecodeOptions(u.Options)
-	return userJSON{ID: u.ID, CreatedAt: u.CreatedAt, Status: status, Username: u.Username, Options: optionViews(opts, nil)}
+	return rest.User{ID: u.ID, CreatedAt: u.CreatedAt, Status: status, Username: u.Username, Options: optionViews(opts, nil)}
 }
 
 // userPath reads {user_id}; "me" is the caller.

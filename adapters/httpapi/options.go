@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/rest"
 )
 
 // Option values over HTTP (RES-24): strings in config-file syntax travel as
@@ -97,22 +98,14 @@ func optionsObject(cat *wire.Catalog, o object) (wire.Options, *apiError) {
 	return out, nil
 }
 
-// optionView is one option of a read (RES-14): the value in config-file
-// syntax and where it came from.
-type optionView struct {
-	Value      string `json:"value"`
-	Explicit   bool   `json:"explicit"`
-	Provenance string `json:"provenance"`
-}
-
 // optionViews renders a resource's explicit and derived blocks.
-func optionViews(explicit, derived wire.Options) map[string]optionView {
-	out := make(map[string]optionView, len(explicit)+len(derived))
+func optionViews(explicit, derived wire.Options) map[string]rest.Option {
+	out := make(map[string]rest.Option, len(explicit)+len(derived))
 	for _, e := range derived {
-		out[e.Key] = optionView{Value: wire.OptionText(e), Provenance: "derived"}
+		out[e.Key] = rest.Option{Value: wire.OptionText(e), Provenance: "derived"}
 	}
 	for _, e := range explicit {
-		out[e.Key] = optionView{Value: wire.OptionText(e), Explicit: true, Provenance: "explicit"}
+		out[e.Key] = rest.Option{Value: wire.OptionText(e), Explicit: true, Provenance: "explicit"}
 	}
 	return out
 }

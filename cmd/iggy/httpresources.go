@@ -7,19 +7,15 @@ import (
 
 	"github.com/iggygo/iggy/adapters/config"
 	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/rest"
 )
 
 // The REST API's JSON records (http.md 4), read back into the wire types the
 // commands show.
 
-type optionJSON struct {
-	Value    string `json:"value"`
-	Explicit bool   `json:"explicit"`
-}
-
 // optionsOf keeps each option's text as a string value: the views print
 // options as text (wire.OptionText), which the server already wrote.
-func optionsOf(m map[string]optionJSON) wire.Options {
+func optionsOf(m map[string]rest.Option) wire.Options {
 	var out wire.Options
 	for k, v := range m {
 		out = append(out, wire.Option{Key: k, Kind: wire.KindString, Value: []byte(v.Value)})
@@ -36,47 +32,20 @@ func sizeOf(s string) uint64 {
 	return n
 }
 
-type streamJSON struct {
-	ID            uint32                `json:"id"`
-	CreatedAt     uint64                `json:"created_at"`
-	Name          string                `json:"name"`
-	Size          string                `json:"size"`
-	MessagesCount uint64                `json:"messages_count"`
-	TopicsCount   uint32                `json:"topics_count"`
-	Options       map[string]optionJSON `json:"options"`
-	Topics        []topicJSON           `json:"topics"`
-}
-
-func (s streamJSON) wire() wire.StreamResponse {
+// streamOf reads a stream record back into the wire type.
+func streamOf(s rest.Stream) wire.StreamResponse {
 	return wire.StreamResponse{ID: s.ID, CreatedAtMicros: s.CreatedAt, TopicsCount: s.TopicsCount, SizeBytes: sizeOf(s.Size),
 		MessagesCount: s.MessagesCount, Name: s.Name, Options: optionsOf(s.Options)}
 }
 
-type topicJSON struct {
-	ID              uint32                `json:"id"`
-	CreatedAt       uint64                `json:"created_at"`
-	Name            string                `json:"name"`
-	Size            string                `json:"size"`
-	MessagesCount   uint64                `json:"messages_count"`
-	PartitionsCount uint32                `json:"partitions_count"`
-	Options         map[string]optionJSON `json:"options"`
-	Partitions      []struct {
-		ID            uint32 `json:"id"`
-		CreatedAt     uint64 `json:"created_at"`
-		SegmentsCount uint32 `json:"segments_count"`
-		CurrentOffset uint64 `json:"current_offset"`
-		Size          string `json:"size"`
-		MessagesCount uint64 `json:"messages_count"`
-	} `json:"partitions"`
-}
-
-func (t topicJSON) header() wire.TopicHeader {
+// topicOf reads a topic record back into the wire type.
+func topicOf(t rest.Topic) wire.TopicHeader {
 	return wire.TopicHeader{ID: t.ID, CreatedAtMicros: t.CreatedAt, PartitionsCount: t.PartitionsCount, SizeBytes: sizeOf(t.Size),
 		MessagesCount: t.MessagesCount, Name: t.Name, Explicit: optionsOf(t.Options)}
 }
 
-func (t topicJSON) details() wire.TopicDetails {
-	d := wire.TopicDetails{Topic: t.header()}
+func topicDetailsOf(t rest.TopicDetails) wire.TopicDetails {
+	d := wire.TopicDetails{Topic: topicOf(t.Topic)}
 	for _, p := range t.Partitions {
 		d.Partitions = append(d.Partitions, wire.PartitionResponse{ID: p.ID, CreatedAtMicros: p.CreatedAt,
 			SegmentsCount: p.SegmentsCount, CurrentOffset: p.CurrentOffset, SizeBytes: sizeOf(p.Size), MessagesCount: p.MessagesCount})
@@ -94,27 +63,27 @@ func optionsBody(o wire.Options) map[string]string {
 }
 
 func (h *httpAPI) CreateStream(name string) (wire.StreamResponse, error) {
-	var s streamJSON
+	var s rest.Stream
 	_, err := h.do(http.MethodPost, "/streams", nil, map[string]any{"name": name}, &s)
-	return s.wire(), err
+	return streamOf(s), err
 }
 
 func (h *httpAPI) GetStreams() ([]wire.StreamResponse, error) {
-	var ss []streamJSON
+	var ss []rest.Stream
 	_, err := h.do(http.MethodGet, "/streams", nil, nil, &ss)
 	out := make([]wire.StreamResponse, len(ss))
 	for i, s := range ss {
-		out[i] = s.wire()
+		out[i] = streamOf(s)
 	}
 	return out, err
 }
 
 func (h *httpAPI) GetStream(stream wire.Identifier) (wire.StreamDetails, bool, error) {
-	var s streamJSON
+	var s rest.StreamDetails
 	found, err := h.do(http.MethodGet, streamPath(stream), nil, nil, &s)
-	d := wire.StreamDetails{Stream: s.wire()}
+	d := wire.StreamDetails{Stream: streamOf(s.Stream)}
 	for _, t := range s.Topics {
-		d.Topics = append(d.Topics, t.header())
+		d.Topics = append(d.Topics, topicOf(t))
 	}
 	return d, found, err
 }
@@ -141,29 +110,29 @@ func (h *httpAPI) UpdateResource(q wire.UpdateResourceRequest) error {
 }
 
 func (h *httpAPI) CreateTopic(stream wire.Identifier, name string, partitions uint32, options wire.Options) (wire.TopicDetails, error) {
-	var t topicJSON
+	var t rest.TopicDetails
 	body := map[string]any{"name": name, "partitions_count": partitions}
 	if len(options) > 0 {
 		body["options"] = optionsBody(options)
 	}
 	_, err := h.do(http.MethodPost, streamPath(stream)+"/topics", nil, body, &t)
-	return t.details(), err
+	return topicDetailsOf(t), err
 }
 
 func (h *httpAPI) GetTopics(stream wire.Identifier) ([]wire.TopicHeader, error) {
-	var ts []topicJSON
+	var ts []rest.Topic
 	_, err := h.do(http.MethodGet, streamPath(stream)+"/topics", nil, nil, &ts)
 	out := make([]wire.TopicHeader, len(ts))
 	for i, t := range ts {
-		out[i] = t.header()
+		out[i] = topicOf(t)
 	}
 	return out, err
 }
 
 func (h *httpAPI) GetTopic(stream, topic wire.Identifier) (wire.TopicDetails, bool, error) {
-	var t topicJSON
+	var t rest.TopicDetails
 	found, err := h.do(http.MethodGet, topicPath(stream, topic), nil, nil, &t)
-	return t.details(), found, err
+	return topicDetailsOf(t), found, err
 }
 
 func (h *httpAPI) DeleteTopic(stream, topic wire.Identifier) error {

@@ -5,40 +5,11 @@ import (
 	"slices"
 
 	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/rest"
 )
 
-// statsJSON is GET /stats (http.md 4.9); its size fields are strings.
-type statsJSON struct {
-	ProcessID           uint32  `json:"process_id"`
-	CPUUsage            float32 `json:"cpu_usage"`
-	TotalCPUUsage       float32 `json:"total_cpu_usage"`
-	MemoryUsage         string  `json:"memory_usage"`
-	TotalMemory         string  `json:"total_memory"`
-	AvailableMemory     string  `json:"available_memory"`
-	RunTime             uint64  `json:"run_time"`
-	StartTime           uint64  `json:"start_time"`
-	ReadBytes           string  `json:"read_bytes"`
-	WrittenBytes        string  `json:"written_bytes"`
-	MessagesSizeBytes   string  `json:"messages_size_bytes"`
-	StreamsCount        uint32  `json:"streams_count"`
-	TopicsCount         uint32  `json:"topics_count"`
-	PartitionsCount     uint32  `json:"partitions_count"`
-	SegmentsCount       uint32  `json:"segments_count"`
-	MessagesCount       uint64  `json:"messages_count"`
-	ClientsCount        uint32  `json:"clients_count"`
-	ConsumerGroupsCount uint32  `json:"consumer_groups_count"`
-	Hostname            string  `json:"hostname"`
-	OSName              string  `json:"os_name"`
-	OSVersion           string  `json:"os_version"`
-	KernelVersion       string  `json:"kernel_version"`
-	ServerVersion       string  `json:"iggy_server_version"`
-	ThreadsCount        uint32  `json:"threads_count"`
-	FreeDiskSpace       string  `json:"free_disk_space"`
-	TotalDiskSpace      string  `json:"total_disk_space"`
-}
-
 func (h *httpAPI) GetStats() (wire.Stats, error) {
-	var s statsJSON
+	var s rest.Stats
 	_, err := h.do(http.MethodGet, "/stats", nil, nil, &s)
 	return wire.Stats{ProcessID: s.ProcessID, CPUUsage: s.CPUUsage, TotalCPUUsage: s.TotalCPUUsage,
 		MemoryUsage: sizeOf(s.MemoryUsage), TotalMemory: sizeOf(s.TotalMemory), AvailableMemory: sizeOf(s.AvailableMemory),
@@ -46,7 +17,7 @@ func (h *httpAPI) GetStats() (wire.Stats, error) {
 		MessagesSizeBytes: sizeOf(s.MessagesSizeBytes), StreamsCount: s.StreamsCount, TopicsCount: s.TopicsCount,
 		PartitionsCount: s.PartitionsCount, SegmentsCount: s.SegmentsCount, MessagesCount: s.MessagesCount,
 		ClientsCount: s.ClientsCount, ConsumerGroupsCount: s.ConsumerGroupsCount, Hostname: s.Hostname, OSName: s.OSName,
-		OSVersion: s.OSVersion, KernelVersion: s.KernelVersion, ServerVersion: s.ServerVersion, ThreadsCount: s.ThreadsCount,
+		OSVersion: s.OSVersion, KernelVersion: s.KernelVersion, ServerVersion: s.IggyServerVersion, ThreadsCount: s.ThreadsCount,
 		FreeDiskSpace: sizeOf(s.FreeDiskSpace), TotalDiskSpace: sizeOf(s.TotalDiskSpace)}, err
 }
 

@@ -5,17 +5,11 @@ import (
 	"net/http"
 
 	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/rest"
 )
 
-type userJSON struct {
-	ID          uint32            `json:"id"`
-	CreatedAt   uint64            `json:"created_at"`
-	Status      string            `json:"status"`
-	Username    string            `json:"username"`
-	Permissions *wire.Permissions `json:"permissions"`
-}
-
-func (u userJSON) info() wire.UserInfo {
+// userOf and userDetailsOf read user records back into the wire types.
+func userOf(u rest.User) wire.UserInfo {
 	status := wire.UserStatusActive
 	if u.Status == "inactive" {
 		status = wire.UserStatusInactive
@@ -23,33 +17,33 @@ func (u userJSON) info() wire.UserInfo {
 	return wire.UserInfo{ID: u.ID, CreatedAt: u.CreatedAt, Status: status, Username: u.Username}
 }
 
-func (u userJSON) details() wire.UserDetails {
-	return wire.UserDetails{UserInfo: u.info(), Permissions: u.Permissions}
+func userDetailsOf(u rest.UserDetails) wire.UserDetails {
+	return wire.UserDetails{UserInfo: userOf(u.User), Permissions: u.Permissions}
 }
 
 func userPath(u wire.Identifier) string { return "/users/" + pathID(u) }
 
 func (h *httpAPI) CreateUser(username, password string, status wire.UserStatus, perms *wire.Permissions) (wire.UserDetails, error) {
-	var u userJSON
+	var u rest.UserDetails
 	body := map[string]any{"username": username, "password": password, "status": wire.UserStatusWord(status), "permissions": perms}
 	_, err := h.do(http.MethodPost, "/users", nil, body, &u)
-	return u.details(), err
+	return userDetailsOf(u), err
 }
 
 func (h *httpAPI) GetUsers() ([]wire.UserInfo, error) {
-	var us []userJSON
+	var us []rest.User
 	_, err := h.do(http.MethodGet, "/users", nil, nil, &us)
 	out := make([]wire.UserInfo, len(us))
 	for i, u := range us {
-		out[i] = u.info()
+		out[i] = userOf(u)
 	}
 	return out, err
 }
 
 func (h *httpAPI) GetUser(user wire.Identifier) (wire.UserDetails, bool, error) {
-	var u userJSON
+	var u rest.UserDetails
 	found, err := h.do(http.MethodGet, userPath(user), nil, nil, &u)
-	return u.details(), found, err
+	return userDetailsOf(u), found, err
 }
 
 func (h *httpAPI) DeleteUser(user wire.Identifier) error {
