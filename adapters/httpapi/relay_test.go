@@ -418,7 +418,7 @@ func TestRelayHoldsItsSlotUntilTheAnswerIsWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The first byte: the origin has the target's answer and writes it.
-	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(relayFirstByteWait))
 	if _, err := c.Read(make([]byte, 1)); err != nil {
 		t.Fatalf("the relayed answer's first byte: %v", err)
 	}
@@ -432,8 +432,12 @@ func TestRelayHoldsItsSlotUntilTheAnswerIsWritten(t *testing.T) {
 }
 
 // relayHeldCheck is how long the unread answer is left before the slot is
-// checked.
-const relayHeldCheck = 300 * time.Millisecond
+// checked; relayFirstByteWait bounds the relay of the answer (about 1.5 s
+// here, more than 10 s under -race).
+const (
+	relayHeldCheck     = 300 * time.Millisecond
+	relayFirstByteWait = time.Minute
+)
 
 // waitFor polls cond for up to a few seconds.
 func waitFor(t *testing.T, what string, cond func() bool) {
