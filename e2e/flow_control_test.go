@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +25,10 @@ const (
 	flowSmallPolls     = 40  // of about 1 MiB each: under the reply queue's byte cap, so the stall ends them
 	flowSmallPollCount = 64
 	flowBigPolls       = 200 // of 8 MiB each: 1.6 GiB of replies, were they all queued
+	// flowBigCutPollsMin is how many 8 MiB replies fill the reply queue's
+	// bytes (transport.ReplyQueueBytesMax, 64 MiB): the server has read at
+	// least these when the byte cap cuts the client.
+	flowBigCutPollsMin = 8
 	flowRSSGrowthMax   = 256 << 10
 )
 
@@ -43,9 +49,14 @@ func flowFill(t *testing.T, admin *client.Client) (wire.Identifier, wire.Identif
 	return stream, topic
 }
 
-// flowPolls writes count polls of the whole partition, count messages
-// each, down c and reads nothing.
-func flowPolls(t *testing.T, c net.Conn, session uint64, stream, topic wire.Identifier, polls int, count uint32) {
+// flowPolls writes polls polls of the whole partition, count messages
+// each, down c, reads nothing, and returns how many it wrote. With cutOK a
+// write that finds the connection reset or closed ends the writing: the
+// server may cut a client that never reads before it has sent every poll
+// (it answers them as they arrive), and on a loaded machine it did
+// (the CI run of d6beda8, a write reset after the cut). Without cutOK any
+// write error fails the test.
+func flowPolls(t *testing.T, c net.Conn, session uint64, stream, topic wire.Identifier, polls int, count uint32, cutOK bool) int {
 	t.Helper()
 	q := wire.PollMessagesRequest{Consumer: client.Consumer(1), StreamID: stream, TopicID: topic,
 		Partition: wire.OptionalPartition{Given: true}, Strategy: wire.PollingStrategy{Kind: wire.PollOffset}, Count: count}
@@ -53,11 +64,15 @@ func flowPolls(t *testing.T, c net.Conn, session uint64, stream, topic wire.Iden
 	q.Encode(&w)
 	h, _ := wire.StampRequest(wire.U128{Lo: session}, wire.OpNonReplicated, wire.CmdPollMessages, 1, session)
 	frame := append(h.Bytes(len(w.Buf)), w.Buf...)
-	for range polls {
+	for i := range polls {
 		if _, err := c.Write(frame); err != nil {
-			t.Fatalf("send a poll: %v", err)
+			if cutOK && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)) {
+				return i
+			}
+			t.Fatalf("send poll %d of %d: %v", i+1, polls, err)
 		}
 	}
+	return polls
 }
 
 // connectionsWithin waits up to limit for the server to count want
@@ -95,16 +110,20 @@ func TestNeverReadingClientIsCutOff(t *testing.T) {
 	rssBefore := vmRSSKiB(t, pid)
 
 	var stalled, capped time.Duration
+	var greedySent int
 	peak := sampleRSS(t, pid, func() {
 		slow := rawDial(t, s.addr)
-		flowPolls(t, slow, rawLogin(t, slow, 0xf10a), stream, topic, flowSmallPolls, flowSmallPollCount)
+		flowPolls(t, slow, rawLogin(t, slow, 0xf10a), stream, topic, flowSmallPolls, flowSmallPollCount, false)
 		var ok bool
 		if stalled, ok = connectionsWithin(t, admin, 1, flowStall+flowStallMargin); !ok {
 			t.Errorf("a client that never read %d polls was still connected %v later (stall timeout %v)",
 				flowSmallPolls, flowStall+flowStallMargin, flowStall)
 		}
 		greedy := rawDial(t, s.addr)
-		flowPolls(t, greedy, rawLogin(t, greedy, 0xf10b), stream, topic, flowBigPolls, flowMessages)
+		if greedySent = flowPolls(t, greedy, rawLogin(t, greedy, 0xf10b), stream, topic, flowBigPolls, flowMessages, true); greedySent < flowBigCutPollsMin {
+			t.Errorf("the server cut the greedy client after %d polls of 8 MiB, before their replies could fill the reply queue's bytes (%d)",
+				greedySent, flowBigCutPollsMin)
+		}
 		if capped, ok = connectionsWithin(t, admin, 1, flowStall+flowStallMargin); !ok {
 			t.Errorf("a client that never read %d polls of 8 MiB was still connected %v later", flowBigPolls, flowStall+flowStallMargin)
 		}
@@ -113,7 +132,7 @@ func TestNeverReadingClientIsCutOff(t *testing.T) {
 		t.Fatalf("the admin connection after the cut: %v", err)
 	}
 	t.Logf("%d polls of ~1 MiB unread: cut %v after the last was sent (stall timeout %v)", flowSmallPolls, stalled.Round(time.Millisecond), flowStall)
-	t.Logf("%d polls of 8 MiB unread: cut %v after the last was sent", flowBigPolls, capped.Round(time.Millisecond))
+	t.Logf("%d polls of 8 MiB unread (%d sent before the cut): cut %v after the last was sent", flowBigPolls, greedySent, capped.Round(time.Millisecond))
 	t.Logf("server RSS: before %d KiB, peak %d KiB (growth %d KiB, bound %d KiB)", rssBefore, peak, peak-rssBefore, flowRSSGrowthMax)
 	if stalled < flowStall/2 {
 		t.Errorf("the slow reader was cut after %v, well before the stall timeout %v", stalled, flowStall)
@@ -150,4 +169,29 @@ func TestNeverReadingHTTPClientIsCutOff(t *testing.T) {
 			flowStall+flowStallMargin, n, resp.StatusCode, flowStall)
 	}
 	t.Logf("status %d, %d of %d body bytes read after the stall: %v", resp.StatusCode, n, resp.ContentLength, err)
+}
+
+// The regression of the CI failure of d6beda8: the server cut the greedy
+// client (as it should) while the client was still writing its polls, and
+// the write's reset failed the test. Here a peer that closes with the polls
+// unread (a reset) stands for the server; flowPolls must stop at the cut.
+func TestFlowPollsStopAtTheCut(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		buf := make([]byte, 1)
+		_, _ = c.Read(buf) // leaves the rest unread: closing then resets
+		_ = c.Close()
+	}()
+	c := rawDial(t, l.Addr().String())
+	if sent := flowPolls(t, c, 1, wire.NumericID(1), wire.NumericID(1), 1<<20, 1, true); sent == 1<<20 {
+		t.Fatalf("all %d polls were written to a peer that reset the connection", sent)
+	}
 }

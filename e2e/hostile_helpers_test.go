@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -113,20 +114,37 @@ func closedWithin(c net.Conn, limit time.Duration) (time.Duration, bool) {
 // vmRSSKiB reads a process's resident set size (VmRSS, KiB).
 func vmRSSKiB(t *testing.T, pid int) int64 {
 	t.Helper()
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skipf("no /proc status: %v", err)
 	}
+	kib, err := readVmRSSKiB(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kib
+}
+
+// readVmRSSKiB is vmRSSKiB for a goroutine other than the test's, which
+// must not stop the test: an exited process (a zombie until it is reaped)
+// has no VmRSS.
+func readVmRSSKiB(pid int) (int64, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, fmt.Errorf("rss of pid %d: %w", pid, err)
+	}
+	state := "unknown"
 	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "State:"); ok {
+			state = strings.TrimSpace(rest)
+		}
 		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
 			f := strings.Fields(rest)
 			if n, err := strconv.ParseInt(f[0], 10, 64); err == nil {
-				return n
+				return n, nil
 			}
 		}
 	}
-	t.Fatalf("no VmRSS in %s", data)
-	return 0
+	return 0, fmt.Errorf("no VmRSS for pid %d (state %s): it has exited", pid, state)
 }
 
 // openFDs counts a process's open descriptors.

@@ -150,27 +150,46 @@ func sendHuge(c net.Conn, deadline time.Time) {
 const rssSamplePeriod = 20 * time.Millisecond
 
 // sampleRSS runs f and returns the highest VmRSS of pid seen meanwhile.
+// The sampler stops when f returns or stops the test, and at the first
+// read that fails, which then fails the test (from the test's goroutine)
+// once f has returned.
 func sampleRSS(t *testing.T, pid int, f func()) int64 {
 	t.Helper()
 	done := make(chan struct{})
-	peak := make(chan int64, 1)
+	type result struct {
+		peak int64
+		err  error
+	}
+	out := make(chan result, 1)
 	go func() {
-		highest := int64(0)
+		var r result
 		tick := time.NewTicker(rssSamplePeriod)
 		defer tick.Stop()
 		for {
-			highest = max(highest, vmRSSKiB(t, pid))
+			kib, err := readVmRSSKiB(pid)
+			if err != nil {
+				r.err = err
+				out <- r
+				return
+			}
+			r.peak = max(r.peak, kib)
 			select {
 			case <-done:
-				peak <- highest
+				out <- r
 				return
 			case <-tick.C:
 			}
 		}
 	}()
-	f()
-	close(done)
-	return <-peak
+	func() {
+		defer close(done)
+		f()
+	}()
+	r := <-out
+	if r.err != nil {
+		t.Fatalf("sampling the server's RSS: %v", r.err)
+	}
+	return r.peak
 }
 
 // Running out of descriptors does not stop the TCP listener: with the

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -33,7 +34,11 @@ const (
 	rootPassword     = "iggy"
 	requestTimeout   = 10 * time.Second
 	outputBytesMax   = 8 << 20 // captured stdout/stderr per process
+	outputTailBytes  = 4 << 10 // of each stream, in the report of a failed test's server
 	buildTimeoutNote = "go build ./cmd/iggy-server ./cmd/iggy"
+	// serverBinEnv names a server binary to test instead of the one built
+	// here (one built with -race, say: go build -race -tags debug).
+	serverBinEnv = "E2E_SERVER_BIN"
 )
 
 // serverBin is the server binary built once by TestMain, cliBin the iggy
@@ -62,6 +67,9 @@ func runMain(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: %s failed: %v\n", buildTimeoutNote, err)
 		return 1
 	}
+	if bin := os.Getenv(serverBinEnv); bin != "" {
+		serverBin = bin
+	}
 	return m.Run()
 }
 
@@ -86,6 +94,11 @@ type server struct {
 	ready  chan string   // the address from the "tcp listening on" line
 	done   chan struct{} // closed when the process has exited
 	err    error         // Wait's result, valid once done is closed
+	// exitedAt is when Wait returned, valid once done is closed.
+	exitedAt time.Time
+	// ended: the harness ended the process (stop, kill, cleanup) or the
+	// test waits for it to exit (waitExit); any other exit is unexpected.
+	ended atomic.Bool
 }
 
 // newDataDir returns a fresh, not yet existing data directory path.
@@ -181,6 +194,7 @@ func (s *server) scanStdout(r io.Reader) {
 	}
 	_, _ = io.Copy(s.stdout, r) // a line too long for the scanner
 	s.err = s.cmd.Wait()
+	s.exitedAt = time.Now()
 	close(s.done)
 }
 
@@ -199,6 +213,7 @@ func (s *server) waitReady() {
 			}
 			return
 		case <-s.done:
+			s.ended.Store(true) // reported here
 			s.t.Fatalf("server exited before serving: %v\nstdout:\n%s\nstderr:\n%s", s.err, s.stdout, s.stderr)
 		case <-deadline:
 			s.t.Fatalf("server not listening on %s after %v\nstderr:\n%s", s.addr, startTimeout, s.stderr)
@@ -217,6 +232,7 @@ func (s *server) stop() {
 	if s.exited() {
 		return
 	}
+	s.ended.Store(true)
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.done:
@@ -235,6 +251,7 @@ func (s *server) kill() {
 	if s.exited() {
 		return
 	}
+	s.ended.Store(true)
 	_ = s.cmd.Process.Kill()
 	<-s.done
 }
@@ -260,18 +277,48 @@ func (s *server) exited() bool {
 	}
 }
 
-// cleanup kills the process by PID if the test left it running.
+// cleanup kills the process by PID if the test left it running. A process
+// that exited by itself fails the test; when the test failed either way the
+// process's fate and the tail of its output are reported, so a failure is
+// never blamed on a crash that was the harness's own kill (a killed process
+// shows as a zombie until it is reaped), nor a crash lost.
 func (s *server) cleanup() {
+	unexpected := s.exited() && !s.ended.Load()
 	if !s.exited() {
+		s.ended.Store(true)
 		_ = s.cmd.Process.Kill()
 		<-s.done
+		if s.t.Failed() {
+			s.t.Logf("server %s (pid %d) was running when the test ended and was killed by the harness\n%s", s.addr, s.cmd.Process.Pid, s.outputTail())
+		}
+		return
 	}
+	if unexpected {
+		s.t.Errorf("server %s (pid %d) exited by itself during the test, %v before its end: %v\n%s",
+			s.addr, s.cmd.Process.Pid, time.Since(s.exitedAt).Round(time.Millisecond), s.exitStatus(), s.outputTail())
+	} else if s.t.Failed() {
+		s.t.Logf("server %s (pid %d) was ended by the test: %v\n%s", s.addr, s.cmd.Process.Pid, s.exitStatus(), s.outputTail())
+	}
+}
+
+// exitStatus is how the exited process ended: its exit code or the signal.
+func (s *server) exitStatus() string {
+	if st := s.cmd.ProcessState; st != nil {
+		return st.String()
+	}
+	return fmt.Sprint(s.err)
+}
+
+// outputTail is the last outputTailBytes of the process's stdout and stderr.
+func (s *server) outputTail() string {
+	return fmt.Sprintf("stdout (tail):\n%s\nstderr (tail):\n%s", s.stdout.Tail(), s.stderr.Tail())
 }
 
 // waitExit waits for a process that is expected to exit by itself and
 // returns its exit code.
 func (s *server) waitExit() int {
 	s.t.Helper()
+	s.ended.Store(true)
 	select {
 	case <-s.done:
 	case <-time.After(exitTimeout):
@@ -314,10 +361,14 @@ func (s *server) root() *client.Client {
 	return s.login(rootUsername, rootPassword)
 }
 
-// capture is a bounded, concurrency-safe output buffer.
+// capture is a bounded, concurrency-safe output buffer: the first
+// outputBytesMax bytes, and the last outputTailBytes, where a crash's
+// last words are however much came before.
 type capture struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	last  []byte
+	total int
 }
 
 func (c *capture) Write(p []byte) (int, error) {
@@ -326,7 +377,27 @@ func (c *capture) Write(p []byte) (int, error) {
 	if room := outputBytesMax - c.buf.Len(); room > 0 {
 		c.buf.Write(p[:min(len(p), room)])
 	}
+	c.total += len(p)
+	c.last = append(c.last, p[max(0, len(p)-outputTailBytes):]...)
+	if drop := len(c.last) - outputTailBytes; drop > 0 {
+		c.last = append(c.last[:0], c.last[drop:]...)
+	}
 	return len(p), nil
+}
+
+// Tail is the last outputTailBytes written, from a line start when there
+// is one in them, marked when something came before.
+func (c *capture) Tail() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := string(c.last)
+	if c.total <= len(c.last) {
+		return out
+	}
+	if i := strings.IndexByte(out, '\n'); i >= 0 && i < len(out)-1 {
+		out = out[i+1:]
+	}
+	return fmt.Sprintf("[%d bytes before]\n%s", c.total-len(out), out)
 }
 
 func (c *capture) String() string {

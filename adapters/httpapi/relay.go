@@ -279,7 +279,12 @@ func (s *Server) relay(w http.ResponseWriter, r *http.Request, pc partitionCall,
 		}
 	}
 	w.WriteHeader(resp.StatusCode)
-	_, _ = w.Write(body)
+	// The slot is held until the answer is written (or its write deadline,
+	// the stall timeout, ends the connection), not only until it is
+	// buffered: the path waits for reply space with its permit (FLOW-3).
+	if _, err := w.Write(body); err == nil {
+		_ = http.NewResponseController(w).Flush()
+	}
 	return true, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/pem"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/iggygo/iggy/adapters/config"
 	"github.com/iggygo/iggy/adapters/selfsigned"
 	"github.com/iggygo/iggy/wire"
+	"github.com/iggygo/iggy/wire/batch"
 )
 
 // relayNode is one node of a two-node set in a test: the real adapter on a
@@ -365,4 +367,85 @@ func TestRelayToAFormerPrimaryIsTriedAgain(t *testing.T) {
 	if status, e, _ := sendTo(t, origin.base, tok, 0); status != http.StatusCreated || target.sends() != 2 {
 		t.Fatalf("relay after a moved route: %d %+v, target sends %d", status, e, target.sends())
 	}
+}
+
+// flowPollMessages and flowPayloadBytes make a relayed poll answer of some
+// 11 MB of JSON: more than the loopback socket buffers take from a client
+// that never reads.
+const (
+	flowPollMessages = 128
+	flowPayloadBytes = 64 << 10
+)
+
+// bigPollAnswer answers a poll with flowPollMessages messages of
+// flowPayloadBytes.
+func bigPollAnswer(t *testing.T) func(h wire.RequestHeader) [][]byte {
+	msgs := make([]batch.Message, flowPollMessages)
+	for i := range msgs {
+		msgs[i] = batch.Message{Payload: bytes.Repeat([]byte{byte(i)}, flowPayloadBytes)}
+	}
+	rec, code := batch.Build(msgs)
+	if code != wire.OK {
+		t.Fatalf("build the poll's record: %v", code)
+	}
+	batch.Stamp(rec, 0, 0, 1)
+	prefix := wire.PollPrefix{PartitionID: 0, CurrentOffset: flowPollMessages - 1, MessagesCount: flowPollMessages}.Bytes()
+	return func(h wire.RequestHeader) [][]byte {
+		if h.Operation == wire.OpNonReplicated && h.NRCode == wire.CmdPollMessages {
+			return okReply(h, append(append([]byte(nil), prefix...), rec...))
+		}
+		return nil
+	}
+}
+
+// A relay waits for reply space holding its forward slot: while the client
+// that asked reads the relayed answer's first byte and no more (the answer
+// is more than the socket buffers hold), the slot stays taken, and it is
+// given back once the connection is torn down.
+// covers FLOW-3
+func TestRelayHoldsItsSlotUntilTheAnswerIsWritten(t *testing.T) {
+	tok := testBearer(t)
+	target := startRelayNode(t, 1, RelayKey("k", "", ""), nil, "node-1", bigPollAnswer(t))
+	origin := startRelayNode(t, 0, RelayKey("k", "", ""), map[uint8]string{1: target.base}, "node-1", nil)
+	c, err := net.Dial("tcp", strings.TrimPrefix(origin.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := "GET /streams/1/topics/1/messages?partition_id=0&kind=offset&value=0&count=1000 HTTP/1.1\r\n" +
+		"Host: test\r\nAuthorization: Bearer " + tok + "\r\n\r\n"
+	if _, err := c.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	// The first byte: the origin has the target's answer and writes it.
+	_ = c.SetReadDeadline(time.Now().Add(relayFirstByteWait))
+	if _, err := c.Read(make([]byte, 1)); err != nil {
+		t.Fatalf("the relayed answer's first byte: %v", err)
+	}
+	slots := func() int { return len(origin.srv.forwards) }
+	time.Sleep(relayHeldCheck)
+	if slots() != 1 {
+		t.Fatalf("%d forward slots taken while the relayed answer waits for the client to read, want 1", slots())
+	}
+	_ = c.Close()
+	waitFor(t, "the slot to come back after the connection closed", func() bool { return slots() == 0 })
+}
+
+// relayHeldCheck is how long the unread answer is left before the slot is
+// checked; relayFirstByteWait bounds the relay of the answer (about 1.5 s
+// here, more than 10 s under -race).
+const (
+	relayHeldCheck     = 300 * time.Millisecond
+	relayFirstByteWait = time.Minute
+)
+
+// waitFor polls cond for up to a few seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
 }

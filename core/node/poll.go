@@ -205,14 +205,33 @@ func (n *Node) pollDone(ev partition.PollDone) {
 		}
 		n.unpark(dp)
 	}
-	if !n.connOpen(p.conn) {
-		return
+	open := n.connOpen(p.conn)
+	if !open && p.deferred != nil {
+		return // nobody waits for it any more: neither answered nor committed
 	}
 	records, code := ev.Records, ev.Code
 	if code == wire.OK {
 		records, code = n.openRecords(p.part, records)
 	}
 	if code != wire.OK {
+		if open {
+			n.deny(p.conn, p.header, code)
+		}
+		return
+	}
+	// OnRead is at-most-once (MSG-9): the offset advances with the read,
+	// before the return hop's check, so a reply that check denies (or that
+	// has no connection to go to) loses its messages rather than delivering
+	// them twice.
+	if p.autoCommit && ev.MessagesCount > 0 {
+		n.autoCommit(p, ev)
+	}
+	if !open {
+		n.cfg.Marks.Hit("node.poll.reply_lost_closed")
+		return
+	}
+	if code := n.returnHopCode(p); code != wire.OK {
+		n.cfg.Marks.Hit("node.poll.reply_denied_return_hop")
 		n.deny(p.conn, p.header, code)
 		return
 	}
@@ -223,9 +242,22 @@ func (n *Node) pollDone(ev partition.PollDone) {
 	}
 	parts = append(parts, records...)
 	n.raw(p.conn, p.header, parts...)
-	if p.autoCommit && ev.MessagesCount > 0 {
-		n.autoCommit(p, ev)
+}
+
+// returnHopCode is the final check of a poll's reply (MSG-9): the session
+// that asked must still be signed in and still allowed to poll the topic,
+// or the reply is denied, 40 or 41. A host shard's stand-in connection
+// carries no session (the front checked it when it handed the poll over).
+func (n *Node) returnHopCode(p pendingPoll) wire.Code {
+	switch c := p.conn; {
+	case c.handed:
+		return wire.OK
+	case !c.bound:
+		return wire.Unauthenticated
+	case !n.meta.Authorize(c.userID, metadata.ActionPollMessages, p.part.stream, p.part.topic):
+		return wire.Unauthorized
 	}
+	return wire.OK
 }
 
 // positionsOf are the continuation and checkpoint of a read of q (MSG-3..5).
