@@ -62,10 +62,10 @@ type recovery struct {
 	// missingMax: a reopen finds no more missing offsets than the broken
 	// log knew of (a damaged sealed segment); MaxUint64 at boot.
 	missingMax uint64
-	// sizeMin: a reopen whose segment files add up to fewer bytes than the
-	// broken log had committed (SizeBytes) finds damage at rest (a file cut
-	// under it), not a read fault, and takes a shortfall as a boot would.
-	sizeMin uint64
+	// committed: each segment's committed bytes in the broken log (a
+	// reopen's); a segment found short of them in a file as large was read
+	// wrong, one whose file is shorter was cut at rest (readShort).
+	committed []SegmentBytes
 	// journalBytes is the producer journal's size (journalFound), journal
 	// its bytes once read.
 	journalBytes uint64
@@ -119,21 +119,32 @@ func (l *Log) RecoverFully(revision uint64) { l.recover(revision, true, math.Max
 // the broken log held (its end short of p.CommittedNext, or more offsets
 // missing than p.Missing) changes nothing and fails (CannotReadPartitions):
 // what was committed was on the disk, so a read did not check out (the
-// same big record can fail two reads in a row). Only when the segment
-// files add up to fewer bytes than were committed were they cut at rest
-// meanwhile: that is taken as a boot takes it.
+// same big record can fail two reads in a row). Only a shortfall in
+// segments whose files are shorter than what was committed in them was cut
+// at rest meanwhile: that is taken as a boot takes it.
 func (l *Log) Reopen(revision uint64, p ReopenPoint) {
 	l.recover(revision, false, p.CommittedNext)
-	l.recovery.missingMax, l.recovery.sizeMin = p.Missing, p.SizeBytes
+	l.recovery.missingMax, l.recovery.committed = p.Missing, p.Committed
 }
 
 // ReopenPoint is what a broken log held, for its Reopen.
-type ReopenPoint struct{ CommittedNext, Missing, SizeBytes uint64 }
+type ReopenPoint struct {
+	CommittedNext, Missing uint64
+	Committed              []SegmentBytes // oldest segment first
+}
+
+// SegmentBytes is how many bytes of the .log of the segment starting at
+// Start were committed.
+type SegmentBytes struct{ Start, Bytes uint64 }
 
 // ReopenPoint is where the log's commits end, how many offsets its damaged
-// sealed segments lost, and its committed bytes.
+// sealed segments lost, and each segment's committed bytes.
 func (l *Log) ReopenPoint() ReopenPoint {
-	return ReopenPoint{CommittedNext: l.committedNext, Missing: l.missing, SizeBytes: l.sizeBytes}
+	p := ReopenPoint{CommittedNext: l.committedNext, Missing: l.missing, Committed: make([]SegmentBytes, len(l.segments))}
+	for i, s := range l.segments {
+		p.Committed[i] = SegmentBytes{Start: s.start, Bytes: s.committedBytes}
+	}
+	return p
 }
 
 func (l *Log) recover(revision uint64, full bool, capNext uint64) {
@@ -366,10 +377,10 @@ func (r *recovery) follow(l *Log, prev, s *recSeg) {
 // later append lands after its file's truncation. It then loads offsets.
 func (r *recovery) repair(l *Log) {
 	short := r.end() < r.capNext || r.missing() > r.missingMax
-	if r.capNext != math.MaxUint64 && short && r.fileBytes() >= r.sizeMin {
-		// A reopen found less than the broken log had committed in files
-		// as large: a read that failed to check out, not a torn write.
-		// Nothing is cut; the node tries again later.
+	if r.capNext != math.MaxUint64 && short && r.readShort() {
+		// A reopen found less than the broken log had committed in a
+		// file as large: a read that failed to check out, not a torn
+		// write. Nothing is cut; the node tries again later.
 		r.abort(l)
 		return
 	}
@@ -432,13 +443,34 @@ func (r *recovery) repairSegment(l *Log, s *recSeg) {
 	}
 }
 
-// fileBytes adds up the sizes of the segment files as listed.
-func (r *recovery) fileBytes() uint64 {
-	var n uint64
-	for _, s := range r.segs {
-		n += s.logBytes
+// readShort says whether a reopen's scan kept fewer bytes of a segment
+// than the broken log had committed there while its file still holds that
+// many: a read that did not check out. Segment by segment, since a file
+// cut at rest excuses only its own shortfall, not a bad read of another
+// segment (swarm seed 318696043: a sealed segment cut at rest let a bad
+// read of the active one cut acknowledged records).
+func (r *recovery) readShort() bool {
+	i := 0
+	for _, c := range r.committed {
+		for i < len(r.segs) && r.segs[i].start < c.Start {
+			i++
+		}
+		if i == len(r.segs) {
+			return false
+		}
+		s := r.segs[i]
+		if s.start != c.Start {
+			continue // its files are gone: nothing was read wrong
+		}
+		kept := s.pos
+		if s.dropped {
+			kept = 0
+		}
+		if kept < c.Bytes && s.logBytes >= c.Bytes {
+			return true
+		}
 	}
-	return n
+	return false
 }
 
 // missing counts the offsets the damaged sealed segments lost.

@@ -460,26 +460,72 @@ func TestReopenKeepsCommittedOnBadRead(t *testing.T) {
 	good := append([]byte(nil), h.disk.get(seg0Log)...)
 	bad := append([]byte(nil), good...)
 	bad[recordEnds(good)[6]+100] ^= 1 // what a flipped bit in the read looks like
+	from := h.log.ReopenPoint()
 	h.disk.put(seg0Log, bad)
 	h.log = New(h.cfg, h.disk)
 	h.events = nil
-	h.log.Reopen(0, ReopenPoint{CommittedNext: 20})
+	h.log.Reopen(0, from)
 	h.step()
+	if r := lastRecovered(h); r.Code != wire.CannotReadPartitions || string(h.disk.get(seg0Log)) != string(bad) {
+		t.Fatalf("recovered %+v; file %d bytes, was %d", r, len(h.disk.get(seg0Log)), len(bad))
+	}
+	h.disk.put(seg0Log, good) // the read checks out the next time
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, from)
+	h.step()
+	checkRecovered(t, h, 20)
+}
+
+// lastRecovered is the last Recovered event the harness saw.
+func lastRecovered(h *harness) Recovered {
 	var r Recovered
 	for _, e := range h.events {
 		if rec, ok := e.(Recovered); ok {
 			r = rec
 		}
 	}
-	if r.Code != wire.CannotReadPartitions || string(h.disk.get(seg0Log)) != string(bad) {
-		t.Fatalf("recovered %+v; file %d bytes, was %d", r, len(h.disk.get(seg0Log)), len(bad))
-	}
-	h.disk.put(seg0Log, good) // the read checks out the next time
+	return r
+}
+
+// A sealed segment cut at rest excuses the offsets it lost, not a bad read
+// of another segment: a reopen that also read the active segment's
+// committed records wrong cuts nothing and fails, to be tried again. It
+// used to weigh the files' sizes all together, so the sealed segment's
+// shortfall let it cut acknowledged records of the active one (swarm seed
+// 318696043: an append acknowledged as persisted lost, its offsets
+// assigned again).
+// covers VSR-28
+func TestReopenCutAtRestDoesNotExcuseBadRead(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 1500
+	h := newHarness(t, cfg)
+	h.fill(21, 2, true) // the last record in the active segment
+	from := h.log.ReopenPoint()
+	sealed := h.log.segmentPath(h.log.segments[1].start, extLog)
+	active := h.log.segmentPath(h.log.active().start, extLog)
+	img := h.disk.get(sealed)
+	h.disk.put(sealed, img[:recordEnds(img)[0]+7])
+	good := append([]byte(nil), h.disk.get(active)...)
+	bad := append([]byte(nil), good...)
+	bad[len(bad)-10] ^= 1 // the last committed record reads wrong
+	h.disk.put(active, bad)
 	h.log = New(h.cfg, h.disk)
 	h.events = nil
-	h.log.Reopen(0, ReopenPoint{CommittedNext: 20})
+	h.log.Reopen(0, from)
 	h.step()
-	checkRecovered(t, h, 20)
+	if r := lastRecovered(h); r.Code != wire.CannotReadPartitions || string(h.disk.get(active)) != string(bad) {
+		t.Fatalf("reopen over a bad read and a sealed segment cut at rest: %+v; active file %d bytes, was %d",
+			r, len(h.disk.get(active)), len(bad))
+	}
+	h.disk.put(active, good) // the read checks out the next time
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, from)
+	h.step()
+	if r := lastRecovered(h); r.Code != wire.OK || len(r.Damaged) != 1 || r.CurrentOffset != 41 {
+		t.Fatalf("reopen over a file cut at rest: %+v", r)
+	}
 }
 
 // A log broken by a failed write truncates its files back to what it
