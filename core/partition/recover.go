@@ -87,7 +87,12 @@ type recSeg struct {
 	minTs            uint64       // the first record scanned may not be older
 	lastIndexedPos   uint64
 	readLen          uint64 // length of the tail read in flight
-	dropped          bool
+	// rereads: the reads again of the bad record at rereadPos (reread);
+	// rotten: it failed every one of them, so it is damaged at rest.
+	rereadPos uint64
+	rereads   int
+	rotten    bool
+	dropped   bool
 	// damaged: a sealed segment (one follows it) whose valid records end
 	// before its file does or before the next segment starts; kept as
 	// found when the config does not refetch damage.
@@ -325,9 +330,44 @@ func (r *recovery) onTail(l *Log, s *recSeg, data []byte) {
 		r.readTail(l, s, res.needBytes) // a record crosses the end of this read
 	case res.needBytes == 0 && res.validBytes == len(data) && s.pos < s.logBytes:
 		r.readTail(l, s, 0)
+	case r.reread(l, s):
 	default:
 		r.endSegment(l, s) // the end of the file, or a torn or corrupt record
 	}
+}
+
+// reread reads s again from where a reopen's scan stopped, when it stopped
+// on a bad record short of the bytes the broken log committed in s: a
+// transient read fault passes on a later read, damage at rest fails
+// reopenRereadsMax of them in a row and is then taken as a boot takes it
+// (swarm seed 318696105: a record rotted at rest made every reopen fail,
+// and the partition refused sends for good).
+func (r *recovery) reread(l *Log, s *recSeg) bool {
+	if r.capNext == math.MaxUint64 || s.pos >= s.logBytes || s.pos >= r.committedBytes(s.start) {
+		return false
+	}
+	if s.rereadPos != s.pos {
+		s.rereadPos, s.rereads = s.pos, 0
+	}
+	if s.rereads == reopenRereadsMax {
+		s.rotten = true
+		return false
+	}
+	s.rereads++
+	r.readTail(l, s, 0)
+	return true
+}
+
+// committedBytes is what the broken log had committed in the segment
+// starting at start (0 when it had none, or at boot).
+func (r *recovery) committedBytes(start uint64) uint64 {
+	i, ok := slices.BinarySearchFunc(r.committed, start, func(c SegmentBytes, start uint64) int {
+		return cmp.Compare(c.Start, start)
+	})
+	if !ok {
+		return 0
+	}
+	return r.committed[i].Bytes
 }
 
 // endSegment settles one scanned segment. When nothing valid starts at the
@@ -445,10 +485,11 @@ func (r *recovery) repairSegment(l *Log, s *recSeg) {
 
 // readShort says whether a reopen's scan kept fewer bytes of a segment
 // than the broken log had committed there while its file still holds that
-// many: a read that did not check out. Segment by segment, since a file
-// cut at rest excuses only its own shortfall, not a bad read of another
-// segment (swarm seed 318696043: a sealed segment cut at rest let a bad
-// read of the active one cut acknowledged records).
+// many, and no reread proved the record rotten: a read that did not check
+// out. Segment by segment, since a file cut at rest excuses only its own
+// shortfall, not a bad read of another segment (swarm seed 318696043: a
+// sealed segment cut at rest let a bad read of the active one cut
+// acknowledged records).
 func (r *recovery) readShort() bool {
 	i := 0
 	for _, c := range r.committed {
@@ -466,7 +507,7 @@ func (r *recovery) readShort() bool {
 		if s.dropped {
 			kept = 0
 		}
-		if kept < c.Bytes && s.logBytes >= c.Bytes {
+		if kept < c.Bytes && s.logBytes >= c.Bytes && !(s.rotten && s.pos == kept) {
 			return true
 		}
 	}
