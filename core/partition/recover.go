@@ -424,22 +424,16 @@ func (r *recovery) repair(l *Log) {
 		r.abort(l)
 		return
 	}
-	kept := 0
+	r.deleteDropped(l)
+	r.keepRottenTail(l)
 	for i, s := range r.segs {
-		if s.dropped {
-			r.result.DroppedSegments++
-			r.repairReq(l, storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extLog)})
-			r.repairReq(l, storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extIndex)})
-			continue
-		}
-		kept++
 		if s.damaged {
 			r.noteDamaged(l, i)
 			continue
 		}
 		r.repairSegment(l, s)
 	}
-	if kept == 0 {
+	if len(r.segs) == 0 {
 		r.segs = append(r.segs[:0], &recSeg{}) // no segments at all: a new partition
 		r.repairSegment(l, r.segs[0])
 	}
@@ -456,6 +450,51 @@ func (r *recovery) repair(l *Log) {
 		r.wait++
 		l.submit(storage.Request{Op: storage.OpList, File: l.offsetDirPath(k)}, reqRecovery, recRef(recOffsetList, uint64(k)))
 	}
+}
+
+// deleteDropped deletes the files of the dropped segments, a suffix of
+// r.segs (follow), and leaves r.segs the kept ones.
+func (r *recovery) deleteDropped(l *Log) {
+	n := slices.IndexFunc(r.segs, func(s *recSeg) bool { return s.dropped })
+	if n < 0 {
+		return
+	}
+	for _, s := range r.segs[n:] {
+		assert.That(s.dropped, "partition: a kept segment after a dropped one")
+		r.result.DroppedSegments++
+		r.repairReq(l, storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extLog)})
+		r.repairReq(l, storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extIndex)})
+	}
+	r.segs = r.segs[:n]
+}
+
+// keepRottenTail keeps a reopen's last segment as found when a record of it
+// rotted at rest short of what the broken log committed (reread): damaged,
+// sealed, with the log going on in a new segment at the committed end, so
+// the acknowledged offsets it lost are not assigned again, as a damaged
+// sealed segment's are not. (A boot cuts such a tail, a crash having
+// voided what was not synced; a reopen had no crash.) Its files are cut
+// to what was committed, so no failed append's record or index entry is
+// found there later; the new segment's files are created after the
+// dropped segments' deletes, as one may bear its name: the disk keeps
+// each file's order.
+func (r *recovery) keepRottenTail(l *Log) {
+	if r.capNext == math.MaxUint64 || len(r.segs) == 0 {
+		return
+	}
+	s := r.segs[len(r.segs)-1]
+	if !s.rotten || s.pos != s.rereadPos || s.next >= r.capNext {
+		return
+	}
+	s.damaged = true
+	if c := r.committedBytes(s.start); s.logBytes > c {
+		r.repairReq(l, storage.Request{Op: storage.OpTruncate, File: l.segmentPath(s.start, extLog), Offset: c})
+		s.logBytes = c
+	}
+	if indexLen := uint64(len(s.index)) * indexEntryBytes; s.indexBytes != indexLen {
+		r.repairReq(l, storage.Request{Op: storage.OpTruncate, File: l.segmentPath(s.start, extIndex), Offset: indexLen})
+	}
+	r.segs = append(r.segs, &recSeg{start: r.capNext, next: r.capNext, lastTs: s.lastTs})
 }
 
 func (r *recovery) repairSegment(l *Log, s *recSeg) {

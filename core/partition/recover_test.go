@@ -619,3 +619,46 @@ func TestReopenTakesFileCutAtRest(t *testing.T) {
 		}
 	}
 }
+
+// A reopen that finds a record of the last segment rotted at rest keeps
+// that segment as found, sealed and damaged, and goes on in a new segment
+// at the broken log's committed end: the acknowledged offsets it lost are
+// not assigned again (a cut tail would have given them to new appends,
+// two messages acknowledged at one offset), and a later boot keeps it so.
+// covers VSR-28
+func TestReopenKeepsRottenTailAsFound(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 1500
+	h := newHarness(t, cfg)
+	h.fill(23, 2, true) // three records in the active segment
+	from := h.log.ReopenPoint()
+	start := h.log.active().start
+	active := h.log.segmentPath(start, extLog)
+	img := append([]byte(nil), h.disk.get(active)...)
+	ends := recordEnds(img)
+	if len(ends) < 2 {
+		t.Fatalf("active segment holds %d records", len(ends))
+	}
+	img[ends[0]+20] ^= 1 // the second record rots
+	h.disk.put(active, img)
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, from)
+	h.step()
+	r := lastRecovered(h)
+	if r.Code != wire.OK || len(r.Damaged) != 1 || r.Damaged[0].EndOffset != 46 || r.CurrentOffset != 45 {
+		t.Fatalf("reopen over a rotten record of the last segment: %+v", r)
+	}
+	_, base := h.append(2, true)
+	h.step()
+	if base != 46 {
+		t.Fatalf("append after the reopen at %d, want 46", base)
+	}
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Recover(0)
+	h.step()
+	if r := lastRecovered(h); r.Code != wire.OK || len(r.Damaged) != 1 || r.CurrentOffset != 47 {
+		t.Fatalf("boot after the reopen: %+v", r)
+	}
+}
