@@ -19,7 +19,10 @@ type fakeDisk struct {
 	rng    *rand.Rand
 	// fault, when set, decides the result of a request before it runs.
 	fault func(r storage.Request) storage.Result
-	log   []storage.Request // every request executed, in order
+	// garble, when set, may change what a read returns (a bad read of
+	// good bytes, which a later read gets right).
+	garble func(r storage.Request, data []byte)
+	log    []storage.Request // every request executed, in order
 }
 
 type fakeFile struct {
@@ -121,6 +124,9 @@ func (d *fakeDisk) exec(r storage.Request) storage.Completion {
 		lo := min(int(r.Offset), len(f.data))
 		hi := min(lo+int(r.Len), len(f.data))
 		c.Data = append([]byte(nil), f.data[lo:hi]...)
+		if d.garble != nil {
+			d.garble(r, c.Data)
+		}
 	case storage.OpSync:
 		if f != nil {
 			f.durable = append([]byte(nil), f.data...)

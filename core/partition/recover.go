@@ -62,10 +62,10 @@ type recovery struct {
 	// missingMax: a reopen finds no more missing offsets than the broken
 	// log knew of (a damaged sealed segment); MaxUint64 at boot.
 	missingMax uint64
-	// sizeMin: a reopen whose segment files add up to fewer bytes than the
-	// broken log had committed (SizeBytes) finds damage at rest (a file cut
-	// under it), not a read fault, and takes a shortfall as a boot would.
-	sizeMin uint64
+	// committed: each segment's committed bytes in the broken log (a
+	// reopen's); a segment found short of them in a file as large was read
+	// wrong, one whose file is shorter was cut at rest (readShort).
+	committed []SegmentBytes
 	// journalBytes is the producer journal's size (journalFound), journal
 	// its bytes once read.
 	journalBytes uint64
@@ -87,7 +87,12 @@ type recSeg struct {
 	minTs            uint64       // the first record scanned may not be older
 	lastIndexedPos   uint64
 	readLen          uint64 // length of the tail read in flight
-	dropped          bool
+	// rereads: the reads again of the bad record at rereadPos (reread);
+	// rotten: it failed every one of them, so it is damaged at rest.
+	rereadPos uint64
+	rereads   int
+	rotten    bool
+	dropped   bool
 	// damaged: a sealed segment (one follows it) whose valid records end
 	// before its file does or before the next segment starts; kept as
 	// found when the config does not refetch damage.
@@ -119,21 +124,32 @@ func (l *Log) RecoverFully(revision uint64) { l.recover(revision, true, math.Max
 // the broken log held (its end short of p.CommittedNext, or more offsets
 // missing than p.Missing) changes nothing and fails (CannotReadPartitions):
 // what was committed was on the disk, so a read did not check out (the
-// same big record can fail two reads in a row). Only when the segment
-// files add up to fewer bytes than were committed were they cut at rest
-// meanwhile: that is taken as a boot takes it.
+// same big record can fail two reads in a row). Only a shortfall in
+// segments whose files are shorter than what was committed in them was cut
+// at rest meanwhile: that is taken as a boot takes it.
 func (l *Log) Reopen(revision uint64, p ReopenPoint) {
 	l.recover(revision, false, p.CommittedNext)
-	l.recovery.missingMax, l.recovery.sizeMin = p.Missing, p.SizeBytes
+	l.recovery.missingMax, l.recovery.committed = p.Missing, p.Committed
 }
 
 // ReopenPoint is what a broken log held, for its Reopen.
-type ReopenPoint struct{ CommittedNext, Missing, SizeBytes uint64 }
+type ReopenPoint struct {
+	CommittedNext, Missing uint64
+	Committed              []SegmentBytes // oldest segment first
+}
+
+// SegmentBytes is how many bytes of the .log of the segment starting at
+// Start were committed.
+type SegmentBytes struct{ Start, Bytes uint64 }
 
 // ReopenPoint is where the log's commits end, how many offsets its damaged
-// sealed segments lost, and its committed bytes.
+// sealed segments lost, and each segment's committed bytes.
 func (l *Log) ReopenPoint() ReopenPoint {
-	return ReopenPoint{CommittedNext: l.committedNext, Missing: l.missing, SizeBytes: l.sizeBytes}
+	p := ReopenPoint{CommittedNext: l.committedNext, Missing: l.missing, Committed: make([]SegmentBytes, len(l.segments))}
+	for i, s := range l.segments {
+		p.Committed[i] = SegmentBytes{Start: s.start, Bytes: s.committedBytes}
+	}
+	return p
 }
 
 func (l *Log) recover(revision uint64, full bool, capNext uint64) {
@@ -314,9 +330,44 @@ func (r *recovery) onTail(l *Log, s *recSeg, data []byte) {
 		r.readTail(l, s, res.needBytes) // a record crosses the end of this read
 	case res.needBytes == 0 && res.validBytes == len(data) && s.pos < s.logBytes:
 		r.readTail(l, s, 0)
+	case r.reread(l, s):
 	default:
 		r.endSegment(l, s) // the end of the file, or a torn or corrupt record
 	}
+}
+
+// reread reads s again from where a reopen's scan stopped, when it stopped
+// on a bad record short of the bytes the broken log committed in s: a
+// transient read fault passes on a later read, damage at rest fails
+// reopenRereadsMax of them in a row and is then taken as a boot takes it
+// (swarm seed 318696105: a record rotted at rest made every reopen fail,
+// and the partition refused sends for good).
+func (r *recovery) reread(l *Log, s *recSeg) bool {
+	if r.capNext == math.MaxUint64 || s.pos >= s.logBytes || s.pos >= r.committedBytes(s.start) {
+		return false
+	}
+	if s.rereadPos != s.pos {
+		s.rereadPos, s.rereads = s.pos, 0
+	}
+	if s.rereads == reopenRereadsMax {
+		s.rotten = true
+		return false
+	}
+	s.rereads++
+	r.readTail(l, s, 0)
+	return true
+}
+
+// committedBytes is what the broken log had committed in the segment
+// starting at start (0 when it had none, or at boot).
+func (r *recovery) committedBytes(start uint64) uint64 {
+	i, ok := slices.BinarySearchFunc(r.committed, start, func(c SegmentBytes, start uint64) int {
+		return cmp.Compare(c.Start, start)
+	})
+	if !ok {
+		return 0
+	}
+	return r.committed[i].Bytes
 }
 
 // endSegment settles one scanned segment. When nothing valid starts at the
@@ -366,29 +417,23 @@ func (r *recovery) follow(l *Log, prev, s *recSeg) {
 // later append lands after its file's truncation. It then loads offsets.
 func (r *recovery) repair(l *Log) {
 	short := r.end() < r.capNext || r.missing() > r.missingMax
-	if r.capNext != math.MaxUint64 && short && r.fileBytes() >= r.sizeMin {
-		// A reopen found less than the broken log had committed in files
-		// as large: a read that failed to check out, not a torn write.
-		// Nothing is cut; the node tries again later.
+	if r.capNext != math.MaxUint64 && short && r.readShort() {
+		// A reopen found less than the broken log had committed in a
+		// file as large: a read that failed to check out, not a torn
+		// write. Nothing is cut; the node tries again later.
 		r.abort(l)
 		return
 	}
-	kept := 0
+	r.deleteDropped(l)
+	r.keepRottenTail(l)
 	for i, s := range r.segs {
-		if s.dropped {
-			r.result.DroppedSegments++
-			r.repairReq(l, storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extLog)})
-			r.repairReq(l, storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extIndex)})
-			continue
-		}
-		kept++
 		if s.damaged {
 			r.noteDamaged(l, i)
 			continue
 		}
 		r.repairSegment(l, s)
 	}
-	if kept == 0 {
+	if len(r.segs) == 0 {
 		r.segs = append(r.segs[:0], &recSeg{}) // no segments at all: a new partition
 		r.repairSegment(l, r.segs[0])
 	}
@@ -405,6 +450,51 @@ func (r *recovery) repair(l *Log) {
 		r.wait++
 		l.submit(storage.Request{Op: storage.OpList, File: l.offsetDirPath(k)}, reqRecovery, recRef(recOffsetList, uint64(k)))
 	}
+}
+
+// deleteDropped deletes the files of the dropped segments, a suffix of
+// r.segs (follow), and leaves r.segs the kept ones.
+func (r *recovery) deleteDropped(l *Log) {
+	n := slices.IndexFunc(r.segs, func(s *recSeg) bool { return s.dropped })
+	if n < 0 {
+		return
+	}
+	for _, s := range r.segs[n:] {
+		assert.That(s.dropped, "partition: a kept segment after a dropped one")
+		r.result.DroppedSegments++
+		r.repairReq(l, storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extLog)})
+		r.repairReq(l, storage.Request{Op: storage.OpDelete, File: l.segmentPath(s.start, extIndex)})
+	}
+	r.segs = r.segs[:n]
+}
+
+// keepRottenTail keeps a reopen's last segment as found when a record of it
+// rotted at rest short of what the broken log committed (reread): damaged,
+// sealed, with the log going on in a new segment at the committed end, so
+// the acknowledged offsets it lost are not assigned again, as a damaged
+// sealed segment's are not. (A boot cuts such a tail, a crash having
+// voided what was not synced; a reopen had no crash.) Its files are cut
+// to what was committed, so no failed append's record or index entry is
+// found there later; the new segment's files are created after the
+// dropped segments' deletes, as one may bear its name: the disk keeps
+// each file's order.
+func (r *recovery) keepRottenTail(l *Log) {
+	if r.capNext == math.MaxUint64 || len(r.segs) == 0 {
+		return
+	}
+	s := r.segs[len(r.segs)-1]
+	if !s.rotten || s.pos != s.rereadPos || s.next >= r.capNext {
+		return
+	}
+	s.damaged = true
+	if c := r.committedBytes(s.start); s.logBytes > c {
+		r.repairReq(l, storage.Request{Op: storage.OpTruncate, File: l.segmentPath(s.start, extLog), Offset: c})
+		s.logBytes = c
+	}
+	if indexLen := uint64(len(s.index)) * indexEntryBytes; s.indexBytes != indexLen {
+		r.repairReq(l, storage.Request{Op: storage.OpTruncate, File: l.segmentPath(s.start, extIndex), Offset: indexLen})
+	}
+	r.segs = append(r.segs, &recSeg{start: r.capNext, next: r.capNext, lastTs: s.lastTs})
 }
 
 func (r *recovery) repairSegment(l *Log, s *recSeg) {
@@ -432,13 +522,35 @@ func (r *recovery) repairSegment(l *Log, s *recSeg) {
 	}
 }
 
-// fileBytes adds up the sizes of the segment files as listed.
-func (r *recovery) fileBytes() uint64 {
-	var n uint64
-	for _, s := range r.segs {
-		n += s.logBytes
+// readShort says whether a reopen's scan kept fewer bytes of a segment
+// than the broken log had committed there while its file still holds that
+// many, and no reread proved the record rotten: a read that did not check
+// out. Segment by segment, since a file cut at rest excuses only its own
+// shortfall, not a bad read of another segment (swarm seed 318696043: a
+// sealed segment cut at rest let a bad read of the active one cut
+// acknowledged records).
+func (r *recovery) readShort() bool {
+	i := 0
+	for _, c := range r.committed {
+		for i < len(r.segs) && r.segs[i].start < c.Start {
+			i++
+		}
+		if i == len(r.segs) {
+			return false
+		}
+		s := r.segs[i]
+		if s.start != c.Start {
+			continue // its files are gone: nothing was read wrong
+		}
+		kept := s.pos
+		if s.dropped {
+			kept = 0
+		}
+		if kept < c.Bytes && s.logBytes >= c.Bytes && !(s.rotten && s.pos == kept) {
+			return true
+		}
 	}
-	return n
+	return false
 }
 
 // missing counts the offsets the damaged sealed segments lost.

@@ -452,34 +452,93 @@ func TestReopenCutsFailedAppends(t *testing.T) {
 }
 
 // A reopen whose read of a committed record does not check out (a
-// transient read fault) cuts nothing and fails, to be tried again; it
-// used to cut acknowledged messages (swarm seed 197).
+// transient read fault) reads it again and keeps it; it used to cut
+// acknowledged messages (swarm seed 197).
+// covers VSR-28
 func TestReopenKeepsCommittedOnBadRead(t *testing.T) {
 	h := newHarness(t, testConfig())
 	h.fill(10, 2, true)
+	from := h.log.ReopenPoint()
 	good := append([]byte(nil), h.disk.get(seg0Log)...)
-	bad := append([]byte(nil), good...)
-	bad[recordEnds(good)[6]+100] ^= 1 // what a flipped bit in the read looks like
-	h.disk.put(seg0Log, bad)
+	h.disk.garble = garbleReads(seg0Log, uint64(recordEnds(good)[6]+100), reopenRereadsMax)
 	h.log = New(h.cfg, h.disk)
 	h.events = nil
-	h.log.Reopen(0, ReopenPoint{CommittedNext: 20})
+	h.log.Reopen(0, from)
 	h.step()
+	h.disk.garble = nil
+	checkRecovered(t, h, 20)
+}
+
+// garbleReads flips a bit at byte at of file path in the first n reads that
+// cover it: what a transient read fault looks like.
+func garbleReads(path string, at uint64, n int) func(storage.Request, []byte) {
+	return func(r storage.Request, data []byte) {
+		if r.File == path && n > 0 && at >= r.Offset && at < r.Offset+uint64(len(data)) {
+			n--
+			data[at-r.Offset] ^= 1
+		}
+	}
+}
+
+// lastRecovered is the last Recovered event the harness saw.
+func lastRecovered(h *harness) Recovered {
 	var r Recovered
 	for _, e := range h.events {
 		if rec, ok := e.(Recovered); ok {
 			r = rec
 		}
 	}
-	if r.Code != wire.CannotReadPartitions || string(h.disk.get(seg0Log)) != string(bad) {
-		t.Fatalf("recovered %+v; file %d bytes, was %d", r, len(h.disk.get(seg0Log)), len(bad))
-	}
-	h.disk.put(seg0Log, good) // the read checks out the next time
+	return r
+}
+
+// A sealed segment cut at rest excuses the offsets it lost, not a bad read
+// of another segment: a reopen that also read the active segment's
+// committed records wrong keeps them. It used to weigh the files' sizes
+// all together, so the sealed segment's shortfall let it cut acknowledged
+// records of the active one (swarm seed 318696043: an append acknowledged
+// as persisted lost, its offsets assigned again).
+// covers VSR-28
+func TestReopenCutAtRestDoesNotExcuseBadRead(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 1500
+	h := newHarness(t, cfg)
+	h.fill(21, 2, true) // the last record in the active segment
+	from := h.log.ReopenPoint()
+	sealed := h.log.segmentPath(h.log.segments[1].start, extLog)
+	active := h.log.segmentPath(h.log.active().start, extLog)
+	img := h.disk.get(sealed)
+	h.disk.put(sealed, img[:recordEnds(img)[0]+7])
+	good := append([]byte(nil), h.disk.get(active)...)
+	h.disk.garble = garbleReads(active, uint64(len(good)-10), 1)
 	h.log = New(h.cfg, h.disk)
 	h.events = nil
-	h.log.Reopen(0, ReopenPoint{CommittedNext: 20})
+	h.log.Reopen(0, from)
 	h.step()
-	checkRecovered(t, h, 20)
+	if r := lastRecovered(h); r.Code != wire.OK || len(r.Damaged) != 1 || r.CurrentOffset != 41 ||
+		string(h.disk.get(active)) != string(good) {
+		t.Fatalf("reopen over a bad read and a sealed segment cut at rest: %+v; active file %d bytes, was %d",
+			r, len(h.disk.get(active)), len(good))
+	}
+}
+
+// readShort weighs each segment on its own: a bad read that outlasts the
+// rereads fails the reopen even where another segment was cut at rest.
+func TestReopenReadShortPerSegment(t *testing.T) {
+	r := &recovery{
+		committed: []SegmentBytes{{Start: 0, Bytes: 100}, {Start: 10, Bytes: 200}},
+		segs:      []*recSeg{{start: 0, pos: 50, logBytes: 60}, {start: 10, pos: 150, logBytes: 200}},
+	}
+	if !r.readShort() {
+		t.Fatal("a segment short of its committed bytes in a file as large: not read short")
+	}
+	r.segs[1].rotten, r.segs[1].rereadPos = true, 150
+	if r.readShort() {
+		t.Fatal("a shortfall every reread confirmed: read short")
+	}
+	r.segs[1].rotten, r.segs[1].pos = false, 200
+	if r.readShort() {
+		t.Fatal("only a file cut at rest: read short")
+	}
 }
 
 // A log broken by a failed write truncates its files back to what it
@@ -503,9 +562,11 @@ func TestFailedWriteCutsUncommitted(t *testing.T) {
 }
 
 // A reopen that finds a sealed segment damaged which the broken log
-// served whole (a read fault, swarm seed 55) changes nothing and fails, to
-// be tried again, instead of refusing offsets until the next restart.
-func TestReopenFailsOnNewDamage(t *testing.T) {
+// served whole reads it again: a read fault (swarm seed 55) passes and
+// nothing is lost; rot at rest fails every reread and is taken as a boot
+// takes it, kept as found, instead of failing every reopen while the
+// partition refuses sends for good (swarm seed 318696105).
+func TestReopenTellsReadFaultFromRot(t *testing.T) {
 	cfg := testConfig()
 	cfg.SegmentSizeBytes = 1500
 	h := newHarness(t, cfg)
@@ -513,24 +574,26 @@ func TestReopenFailsOnNewDamage(t *testing.T) {
 	from := h.log.ReopenPoint()
 	path := h.log.segmentPath(h.log.segments[1].start, extLog)
 	good := append([]byte(nil), h.disk.get(path)...)
-	bad := append([]byte(nil), good...)
-	bad[recordEnds(good)[0]+100] ^= 1
+	at := recordEnds(good)[0] + 100
+	h.disk.garble = garbleReads(path, uint64(at), 3)
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, from)
+	h.step()
+	h.disk.garble = nil
+	checkRecovered(t, h, 40)
+
+	from = h.log.ReopenPoint()
+	bad := append([]byte(nil), h.disk.get(path)...)
+	bad[at] ^= 1
 	h.disk.put(path, bad)
 	h.log = New(h.cfg, h.disk)
 	h.events = nil
 	h.log.Reopen(0, from)
 	h.step()
-	for _, e := range h.events {
-		if r, ok := e.(Recovered); ok && r.Code != wire.CannotReadPartitions {
-			t.Fatalf("reopen over new damage: %+v", r)
-		}
+	if r := lastRecovered(h); r.Code != wire.OK || len(r.Damaged) != 1 || r.CurrentOffset != 41 {
+		t.Fatalf("reopen over rot at rest: %+v", r)
 	}
-	h.disk.put(path, good)
-	h.log = New(h.cfg, h.disk)
-	h.events = nil
-	h.log.Reopen(0, from)
-	h.step()
-	checkRecovered(t, h, 40)
 }
 
 // A reopen that finds a sealed segment's file cut shorter than what the
@@ -554,5 +617,48 @@ func TestReopenTakesFileCutAtRest(t *testing.T) {
 		if r, ok := e.(Recovered); ok && (r.Code != wire.OK || len(r.Damaged) != 1 || r.CurrentOffset != 39) {
 			t.Fatalf("reopen over a file cut at rest: %+v", r)
 		}
+	}
+}
+
+// A reopen that finds a record of the last segment rotted at rest keeps
+// that segment as found, sealed and damaged, and goes on in a new segment
+// at the broken log's committed end: the acknowledged offsets it lost are
+// not assigned again (a cut tail would have given them to new appends,
+// two messages acknowledged at one offset), and a later boot keeps it so.
+// covers VSR-28
+func TestReopenKeepsRottenTailAsFound(t *testing.T) {
+	cfg := testConfig()
+	cfg.SegmentSizeBytes = 1500
+	h := newHarness(t, cfg)
+	h.fill(23, 2, true) // three records in the active segment
+	from := h.log.ReopenPoint()
+	start := h.log.active().start
+	active := h.log.segmentPath(start, extLog)
+	img := append([]byte(nil), h.disk.get(active)...)
+	ends := recordEnds(img)
+	if len(ends) < 2 {
+		t.Fatalf("active segment holds %d records", len(ends))
+	}
+	img[ends[0]+20] ^= 1 // the second record rots
+	h.disk.put(active, img)
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Reopen(0, from)
+	h.step()
+	r := lastRecovered(h)
+	if r.Code != wire.OK || len(r.Damaged) != 1 || r.Damaged[0].EndOffset != 46 || r.CurrentOffset != 45 {
+		t.Fatalf("reopen over a rotten record of the last segment: %+v", r)
+	}
+	_, base := h.append(2, true)
+	h.step()
+	if base != 46 {
+		t.Fatalf("append after the reopen at %d, want 46", base)
+	}
+	h.log = New(h.cfg, h.disk)
+	h.events = nil
+	h.log.Recover(0)
+	h.step()
+	if r := lastRecovered(h); r.Code != wire.OK || len(r.Damaged) != 1 || r.CurrentOffset != 47 {
+		t.Fatalf("boot after the reopen: %+v", r)
 	}
 }
