@@ -1,0 +1,74 @@
+package node_test
+
+import (
+	"testing"
+
+	"github.com/iggygo/iggy/wire"
+)
+
+// rebind connects the client to the partition's primary and binds its
+// session there again (the reply of its last request was lost).
+func (cl *cclient) rebind() {
+	cl.connect(cl.c.partitionPrimary())
+	cl.c.until("the session bound on the partition's primary", func() bool { return cl.bind() == 0 })
+}
+
+// covers SESS-16, SESS-17, SESS-18
+// A send whose reply is lost is resent with the same request id in the
+// same session: on the partition's primary, on the next primary after that
+// one died, and after every replica of the set lost power (a persisted
+// topic, the receipt by then in a checkpoint image, as other writers'
+// sends moved the checkpoints past it). Each time it gets its first base
+// offset and the partition holds the batch once.
+func TestClusterSendReceiptAcrossFailoverAndRestart(t *testing.T) {
+	c := newTestCluster(t, 3, 4)
+	c.until("root", func() bool { return c.converged(1) })
+	cl := c.partitionClient(wire.Option{Key: wire.OptDurability, Kind: wire.KindString, Value: []byte("persisted")})
+	mustOK(t, sent(cl.send("s", "t", 2)))
+	h := cl.next()
+	h.Operation = wire.OperationForCommand(wire.CmdSendMessages)
+	body := sendBody(t, "s", "t", 3, 0, "x")
+	resend := func(when string) {
+		t.Helper()
+		var code wire.Code
+		var base uint64
+		c.until("the send answered "+when, func() bool {
+			code, base = sendOutcome(replyOutcome(t, cl.call(h, body)))
+			return code != wire.TransientNotAccepted && code != wire.TransientNotCommitted
+		})
+		if code != wire.OK || base != 2 {
+			t.Fatalf("send %s: %s at offset %d, want OK at 2", when, code.Name(), base)
+		}
+	}
+	resend("first")
+	resend("again on its primary")
+
+	other := c.client(2)
+	other.onPartitionPrimary()
+	for range 10 {
+		mustOK(t, sent(other.send("s", "t", 2)))
+	}
+	first := c.partitionPrimary()
+	c.stop(first, true)
+	cl.rebind()
+	resend("on the next primary")
+
+	c.start(first)
+	c.until("convergence", func() bool { return c.partitionConverged(12) })
+	for i := range c.hosts {
+		c.stop(i, true)
+	}
+	for i := range c.hosts {
+		c.start(i)
+	}
+	cl.rebind()
+	resend("after a power loss of the set")
+
+	code, count, current := cl.poll("s", "t", 100)
+	if code != wire.OK || count != 25 || current != 24 {
+		t.Fatalf("poll: %s, %d messages to offset %d; want 25 to 24 (the resent batch once)", code.Name(), count, current)
+	}
+	if c.marks["node.receipt.resend_answered"] == 0 {
+		t.Fatalf("no resend was answered from a receipt: %v", c.marks)
+	}
+}
