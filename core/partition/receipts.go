@@ -190,9 +190,7 @@ func (r *Receipts) Holds(client wire.U128) bool {
 // order (no map order reaches the bytes): [limit u32][count u32], then
 // count entries.
 func (r *Receipts) AppendImage(b []byte) []byte {
-	ids := slices.SortedFunc(maps.Keys(r.byClient), func(x, y wire.U128) int {
-		return cmp.Or(cmp.Compare(x.Hi, y.Hi), cmp.Compare(x.Lo, y.Lo))
-	})
+	ids := slices.SortedFunc(maps.Keys(r.byClient), compareClients)
 	count := 0
 	for _, id := range ids {
 		if r.byClient[id].hasDone {
@@ -219,20 +217,27 @@ func DecodeReceiptsImage(b []byte) (*Receipts, error) {
 		return nil, errors.New("short receipts image")
 	}
 	limit, count := binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:])
-	if limit > DedupClientsMax || count > DedupClientsMax ||
+	if limit > DedupClientsMax || count > limit ||
 		uint64(len(b)) != receiptsImageHeaderBytes+uint64(count)*receiptsImageEntryBytes {
 		return nil, errors.New("receipts image length does not match its entries")
 	}
 	r := NewReceipts()
 	r.limit = int(limit)
+	var last wire.U128
 	for i := range int(count) {
 		e := b[receiptsImageHeaderBytes+i*receiptsImageEntryBytes:]
 		u := func(k int) uint64 { return binary.LittleEndian.Uint64(e[8*k:]) }
 		a := Attempt{Client: wire.U128{Lo: u(0), Hi: u(1)}, Session: u(2), Request: u(3), Fingerprint: u(4)}
-		if r.Holds(a.Client) {
-			return nil, errors.New("receipts image names a client twice")
+		if i > 0 && compareClients(last, a.Client) >= 0 {
+			return nil, errors.New("receipts image entries are not in client order")
 		}
+		last = a.Client
 		r.Record(a, u(5))
 	}
 	return r, nil
+}
+
+// compareClients orders client ids (Hi, then Lo).
+func compareClients(x, y wire.U128) int {
+	return cmp.Or(cmp.Compare(x.Hi, y.Hi), cmp.Compare(x.Lo, y.Lo))
 }
