@@ -75,6 +75,7 @@ func cmdBoot(w *world, a *args) {
 	user, password, ok := rootArg(a)
 	w.calloutsMax = a.u32("callouts", 0)
 	w.clientsTableMax = a.u32("clients", 0)
+	w.dedupClientsMax = a.u32("dedup", 0)
 	w.parkedMax = a.u32("parked", 0)
 	w.inflightMax = a.u64("defer-inflight", 0)
 	w.perSessionMax = a.u32("parked-per-session", 0)

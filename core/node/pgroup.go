@@ -77,6 +77,8 @@ type pgroup struct {
 	// receipts are the group's send receipts (receipts.go): group state,
 	// in its checkpoint image.
 	receipts *partition.Receipts
+	// receiptsSweptAt is the tick of the last sweep of them (local).
+	receiptsSweptAt uint64
 }
 
 // pgroupWaiter is a request waiting for its op to apply on this primary.
@@ -219,6 +221,7 @@ func (n *Node) tickGroups() {
 			g.host.Replica().Tick()
 			n.tickDrain(g)
 			n.tickGroupInstall(g)
+			n.sweepReceipts(g)
 			n.applyGroup(g)
 		}
 	}

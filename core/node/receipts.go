@@ -159,3 +159,92 @@ func (n *Node) applySessionAppend(g *pgroup, log *partition.Log, p vsr.Prepare, 
 	p.Body = rec
 	n.applyAppend(g, log, p, w, waited)
 }
+
+// Retirement (SESS-7, SESS-8, SESS-33): the receipts of a session that
+// ended go, so its slot serves a new writer. A standalone node frees them
+// when the metadata op that ends the session applies, on every shard. A
+// partition group frees them by a KindRetire op, so alike on every replica:
+// its primary sweeps its table once it is half full and proposes the
+// entries whose session this replica's metadata has ended.
+const (
+	// retireSessionsMax bounds the sessions one KindRetire op retires
+	// (SESS-33: a barrier commits at most 128).
+	retireSessionsMax = 128
+	// retireEntryBytes: [client lo u64][client hi u64][session u64].
+	retireEntryBytes = 24
+	// receiptsSweepTicks spaces a group primary's sweeps.
+	receiptsSweepTicks = 100
+)
+
+// shardRetire is the front's word to a host shard that sessions ended.
+type shardRetire struct{ ended []partition.Session }
+
+func (shardRetire) shardBody() {}
+
+// sessionsEnded frees the standalone receipts of sessions that ended, on
+// this shard and on every host.
+func (n *Node) sessionsEnded(ended []partition.Session) {
+	if n.cfg.clustered() || len(ended) == 0 {
+		return
+	}
+	n.retireLogReceipts(ended)
+	for s := uint8(1); s < n.cfg.Shards; s++ {
+		n.toShard(s, shardRetire{ended: ended})
+	}
+}
+
+// retireLogReceipts retires ended sessions from this shard's tables (each
+// table on its own: map order reaches nothing).
+func (n *Node) retireLogReceipts(ended []partition.Session) {
+	for _, r := range n.receipts {
+		for _, s := range ended {
+			if r.table.Retire(s) {
+				n.cfg.Marks.Hit("node.receipt.retired")
+			}
+		}
+	}
+}
+
+// sweepReceipts proposes the retirement of ended sessions' entries of a
+// group this replica leads, once its table is half full. A session is
+// ended when this replica applied its register (a session number is its
+// register's op) and its client no longer holds it: one it has not
+// applied yet may be live.
+func (n *Node) sweepReceipts(g *pgroup) {
+	t := g.receipts
+	if !g.leads() || t.Len() == 0 || t.Len() < t.Limit()/2 || n.now.Ticks < g.receiptsSweptAt+receiptsSweepTicks {
+		return
+	}
+	g.receiptsSweptAt = n.now.Ticks
+	ended := t.Ended(func(s partition.Session) bool {
+		e, ok := n.clients[s.Client]
+		return s.ID <= n.applied && (!ok || e.session != s.ID)
+	}, retireSessionsMax)
+	if len(ended) == 0 {
+		return
+	}
+	body := make([]byte, 0, len(ended)*retireEntryBytes)
+	for _, s := range ended {
+		body = binary.LittleEndian.AppendUint64(body, s.Client.Lo)
+		body = binary.LittleEndian.AppendUint64(body, s.Client.Hi)
+		body = binary.LittleEndian.AppendUint64(body, s.ID)
+	}
+	if _, ok := g.host.Replica().Propose(vsr.Prepare{Kind: vsr.KindRetire, Timestamp: n.now.NowMicros, Body: body}); ok {
+		n.cfg.Marks.Hit("node.receipt.retire_proposed")
+	}
+}
+
+// applyRetire retires the sessions a KindRetire op names, on every replica.
+func (n *Node) applyRetire(g *pgroup, p vsr.Prepare) {
+	if len(p.Body)%retireEntryBytes != 0 || len(p.Body) > retireSessionsMax*retireEntryBytes {
+		n.fatal("partition group %s: op %d has a malformed retire body", g.dir(), p.Op)
+		return
+	}
+	for b := p.Body; len(b) > 0; b = b[retireEntryBytes:] {
+		s := partition.Session{Client: wire.U128{Lo: binary.LittleEndian.Uint64(b), Hi: binary.LittleEndian.Uint64(b[8:])},
+			ID: binary.LittleEndian.Uint64(b[16:])}
+		if g.receipts.Retire(s) {
+			n.cfg.Marks.Hit("node.receipt.retired")
+		}
+	}
+}

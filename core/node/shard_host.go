@@ -46,6 +46,8 @@ func (n *Node) onHostRequest(b shardBody) {
 		}
 	case shardCancel:
 		n.cancelParked(b.conn, b.request)
+	case shardRetire:
+		n.retireLogReceipts(b.ended)
 	case shardFetchRead:
 		n.readForFetch(b.ref, b.bytesMax)
 	case shardFetchCommit:

@@ -169,15 +169,38 @@ func (r *Receipts) Record(a Attempt, base uint64) {
 	}
 }
 
+// Session names one session of a client: its number is the op of its
+// register.
+type Session struct {
+	Client wire.U128
+	ID     uint64
+}
+
 // Retire frees the entry of a session that ended (SESS-7, SESS-8), unless
 // the client has since sent in a newer session.
-func (r *Receipts) Retire(client wire.U128, session uint64) bool {
-	e, ok := r.byClient[client]
-	if !ok || e.hasDone && e.done.Session > session || e.hasPending && e.pending.Session > session {
+func (r *Receipts) Retire(s Session) bool {
+	e, ok := r.byClient[s.Client]
+	if !ok || e.hasDone && e.done.Session > s.ID || e.hasPending && e.pending.Session > s.ID {
 		return false
 	}
-	delete(r.byClient, client)
+	delete(r.byClient, s.Client)
 	return true
+}
+
+// Ended lists, in client order, up to max sessions of committed entries
+// that ended says have ended.
+func (r *Receipts) Ended(ended func(Session) bool, max int) []Session {
+	var out []Session
+	for _, id := range slices.SortedFunc(maps.Keys(r.byClient), compareClients) {
+		e := r.byClient[id]
+		if len(out) >= max {
+			break
+		}
+		if s := (Session{Client: id, ID: e.done.Session}); e.hasDone && !e.hasPending && ended(s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Holds reports whether client has an entry.

@@ -71,10 +71,10 @@ func TestReceiptsCapacity(t *testing.T) {
 	wantFound(t, r, attempt(3, 10, 1, 3), 9, FoundFull, 0)
 	wantFound(t, r, attempt(1, 10, 2, 4), 9, FoundNew, 0)
 	wantFound(t, r, attempt(1, 10, 1, 1), 9, FoundCommitted, 0)
-	if r.Retire(wire.U128{Lo: 2, Hi: 7}, 9) {
+	if r.Retire(Session{Client: wire.U128{Lo: 2, Hi: 7}, ID: 9}) {
 		t.Fatal("a retirement of an older session freed a newer one's entry")
 	}
-	if !r.Retire(wire.U128{Lo: 2, Hi: 7}, 10) {
+	if !r.Retire(Session{Client: wire.U128{Lo: 2, Hi: 7}, ID: 10}) {
 		t.Fatal("the session's retirement kept its entry")
 	}
 	wantFound(t, r, attempt(3, 10, 1, 3), 9, FoundNew, 0)

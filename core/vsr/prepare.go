@@ -38,6 +38,9 @@ const (
 	// [batch checksum u64][dedup capacity u32][zero u32], then the record
 	// (core/node/receipts.go).
 	KindSessionAppend Kind = 8
+	// KindRetire frees the send receipts of ended sessions: [client lo u64]
+	// [client hi u64][session u64] each, at most 128.
+	KindRetire Kind = 9
 )
 
 // Prepare is one op of the log: who asked, when, and the body to apply.
