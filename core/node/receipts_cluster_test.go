@@ -72,3 +72,63 @@ func TestClusterSendReceiptAcrossFailoverAndRestart(t *testing.T) {
 		t.Fatalf("no resend was answered from a receipt: %v", c.marks)
 	}
 }
+
+// logout ends the client's session (operation 3, a consumed request id).
+func (cl *cclient) logout() wire.Code {
+	h := cl.next()
+	h.Operation, h.NRCode = wire.OpLogout, wire.CmdLogoutUser
+	code, _ := replyOutcome(cl.c.t, cl.call(h, nil))
+	return code
+}
+
+// covers SESS-31, SESS-33, SESS-27
+// With dedup_clients_max = 2 a partition group keeps the receipts of two
+// writers: a third is refused with 58 while both sessions live. One logs
+// out; the group's primary retires its entry by an op every replica
+// applies, and the third writer's send is taken. Replicas restarted with
+// another dedup_clients_max keep the capacity the group committed.
+func TestClusterReceiptsRetiredAfterLogout(t *testing.T) {
+	c := newClusterOf(&testCluster{t: t, every: 4, dedup: 2}, 3)
+	c.until("root", func() bool { return c.converged(1) })
+	a := c.partitionClient()
+	mustOK(t, sent(a.send("s", "t", 1)))
+	b, x := c.client(2), c.client(3)
+	b.onPartitionPrimary()
+	x.onPartitionPrimary()
+	mustOK(t, sent(b.send("s", "t", 1)))
+	if code, _ := x.send("s", "t", 1); code != wire.TransientNotAccepted {
+		t.Fatalf("a third writer at a full table: %s, want 58", code.Name())
+	}
+	mustOK(t, sent(a.send("s", "t", 1)))
+
+	for i := range c.hosts {
+		c.stop(i, false)
+	}
+	c.dedup = 8 // every replica now proposes with another capacity
+	for i := range c.hosts {
+		c.start(i)
+	}
+	b.rebind()
+	mustOK(t, b.logout())
+	x.onPartitionPrimary()
+	c.until("the third writer taken", func() bool {
+		code, _ := x.send("s", "t", 1)
+		if code == wire.NotPrimary {
+			x.onPartitionPrimary()
+		}
+		return code == wire.OK
+	})
+	if c.marks["node.receipt.retired"] == 0 {
+		t.Fatalf("no entry was retired: %v", c.marks)
+	}
+	if code, _ := c.client(4).sendAs(c, "s", "t"); code != wire.TransientNotAccepted {
+		t.Fatalf("a fourth writer with the committed capacity 2 full: %s, want 58", code.Name())
+	}
+}
+
+// sendAs logs a new client in on the partition's primary and sends one
+// message there.
+func (cl *cclient) sendAs(c *testCluster, stream, topic string) (wire.Code, uint64) {
+	cl.onPartitionPrimary()
+	return cl.send(stream, topic, 1)
+}
