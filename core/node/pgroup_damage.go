@@ -54,7 +54,7 @@ func (n *Node) abandonWrites(k partKey) {
 		p := n.writes[wk]
 		delete(n.writes, wk)
 		n.settleReceipt(k, p, wire.TransientNotCommitted)
-		if p.conn == nil {
+		if p.replied {
 			continue
 		}
 		if _, open := n.conns[p.conn.id]; open {

@@ -51,14 +51,17 @@ func (n *Node) logReceiptsOf(k partKey, log *partition.Log) *partition.Receipts 
 	return r.table
 }
 
-// answeredByReceipt answers a send the table already knows: a resend of a
-// committed send gets its first result (SESS-16, SESS-18), one of a send
-// not committed yet 57 (its outcome is unknown; SESS-25), a new writer at a
-// full table 58 (never admitted; SESS-31). It reports whether it answered.
-func (n *Node) answeredByReceipt(c *conn, h wire.RequestHeader, k partKey, found partition.Found, base uint64) bool {
+// checkReceipt looks a send on c up in table t and answers what the table
+// knows: a resend of a committed send gets its first result (SESS-16,
+// SESS-18), one of a send not committed yet 57 (its outcome is unknown;
+// SESS-25), a new writer at a full table 58 (never admitted; SESS-31). It
+// returns what it found and whether it answered.
+func (n *Node) checkReceipt(c *conn, h wire.RequestHeader, k partKey, t *partition.Receipts, a partition.Attempt) (partition.Found, bool) {
+	found, base := t.Check(a, n.dedupClientsMax(), uint64(c.id))
 	switch found {
 	case partition.FoundCommitted:
 		n.cfg.Marks.Hit("node.receipt.resend_answered")
+		t.Answered(a, uint64(c.id))
 		n.sendReply(c, h, k, base)
 	case partition.FoundPending:
 		n.cfg.Marks.Hit("node.receipt.resend_pending")
@@ -66,10 +69,13 @@ func (n *Node) answeredByReceipt(c *conn, h wire.RequestHeader, k partKey, found
 	case partition.FoundFull:
 		n.cfg.Marks.Hit("node.receipt.table_full")
 		n.deny(c, h, wire.TransientNotAccepted)
+	case partition.FoundAnswered:
+		n.cfg.Marks.Hit("node.receipt.same_bytes_again")
+		return found, false
 	default:
-		return false
+		return found, false
 	}
-	return true
+	return found, true
 }
 
 // settleReceipt settles a standalone send's receipt when its write
@@ -82,50 +88,71 @@ func (n *Node) settleReceipt(k partKey, p pendingWrite, code wire.Code) {
 	}
 	if code == wire.OK {
 		r.table.Commit(p.attempt)
+		r.table.Answered(p.attempt, uint64(p.conn.id))
 	} else {
 		r.table.Abandon(p.attempt)
 	}
 }
 
 // A partition group's send is a KindSessionAppend prepare: the attempt's
-// session and fingerprint and the proposer's dedup_clients_max before the
-// batch record (the client id and request id are the prepare header's).
+// session and fingerprint, the proposer's dedup_clients_max and flags
+// before the batch record (the client id and request id are the prepare
+// header's).
 const (
-	sessionAppendPrefixBytes = 24 // [session u64][fingerprint u64][capacity u32][zero u32]
+	sessionAppendPrefixBytes = 24 // [session u64][fingerprint u64][capacity u32][flags u32]
+	// sessionAppendAgain: the primary saw the recorded send's bytes again
+	// on the connection it answered, a new send (Receipts.Check): apply it
+	// even though the client's receipt names the same attempt.
+	sessionAppendAgain = 1
 )
 
-func encodeSessionAppend(a partition.Attempt, capacity int, rec []byte) []byte {
+// sessionAppend is a decoded KindSessionAppend body.
+type sessionAppend struct {
+	attempt  partition.Attempt
+	capacity int
+	again    bool
+	rec      []byte
+}
+
+func encodeSessionAppend(a partition.Attempt, capacity int, again bool, rec []byte) []byte {
 	b := make([]byte, sessionAppendPrefixBytes, sessionAppendPrefixBytes+len(rec))
 	binary.LittleEndian.PutUint64(b, a.Session)
 	binary.LittleEndian.PutUint64(b[8:], a.Fingerprint)
 	binary.LittleEndian.PutUint32(b[16:], uint32(capacity))
+	if again {
+		binary.LittleEndian.PutUint32(b[20:], sessionAppendAgain)
+	}
 	return append(b, rec...)
 }
 
 // decodeSessionAppend splits a KindSessionAppend prepare; ok is false for
-// a body too short to hold the prefix.
-func decodeSessionAppend(p *vsr.Prepare) (a partition.Attempt, capacity int, rec []byte, ok bool) {
-	if len(p.Body) < sessionAppendPrefixBytes {
-		return partition.Attempt{}, 0, nil, false
+// a body too short to hold the prefix or with unknown flags.
+func decodeSessionAppend(p *vsr.Prepare) (sessionAppend, bool) {
+	if len(p.Body) < sessionAppendPrefixBytes || binary.LittleEndian.Uint32(p.Body[20:])&^sessionAppendAgain != 0 {
+		return sessionAppend{}, false
 	}
-	a = partition.Attempt{Client: wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}, Request: p.Request,
+	a := partition.Attempt{Client: wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}, Request: p.Request,
 		Session: binary.LittleEndian.Uint64(p.Body), Fingerprint: binary.LittleEndian.Uint64(p.Body[8:])}
-	return a, int(binary.LittleEndian.Uint32(p.Body[16:])), p.Body[sessionAppendPrefixBytes:], true
+	return sessionAppend{attempt: a, capacity: int(binary.LittleEndian.Uint32(p.Body[16:])),
+		again: binary.LittleEndian.Uint32(p.Body[20:]) == sessionAppendAgain, rec: p.Body[sessionAppendPrefixBytes:]}, true
 }
 
 // proposeSend proposes a send to partition k's group. Its primary answers
-// a resend of a committed send from the group's table; a resend of one
-// still in the pipeline is proposed again and applies as nothing
-// (applySessionAppend), answered with the first one's offset.
+// a resend of a committed send from the group's table (a group's table
+// holds no pending sends); a resend of one still in the pipeline is
+// proposed again and applies as nothing (applySessionAppend), answered
+// with the first one's offset.
 func (n *Node) proposeSend(c *conn, h wire.RequestHeader, k partKey, a partition.Attempt, rec []byte) {
+	again := false
 	if g := n.groupOf(k); g != nil && g.leads() {
-		found, base := g.receipts.Check(a, n.dedupClientsMax())
-		if found != partition.FoundPending && n.answeredByReceipt(c, h, k, found, base) {
+		found, answered := n.checkReceipt(c, h, k, g.receipts, a)
+		if answered {
 			return
 		}
+		again = found == partition.FoundAnswered
 	}
 	p := vsr.Prepare{Kind: vsr.KindSessionAppend, ClientLo: a.Client.Lo, ClientHi: a.Client.Hi, Request: a.Request,
-		Body: encodeSessionAppend(a, n.dedupClientsMax(), rec)}
+		Body: encodeSessionAppend(a, n.dedupClientsMax(), again, rec)}
 	n.proposeToGroup(c, h, k, p, nil)
 }
 
@@ -135,28 +162,33 @@ func (n *Node) proposeSend(c *conn, h wire.RequestHeader, k partKey, a partition
 // writer past the capacity appends nothing and gets 58; any other send is
 // appended and becomes the client's receipt.
 func (n *Node) applySessionAppend(g *pgroup, log *partition.Log, p vsr.Prepare, w pgroupWaiter, waited bool) {
-	a, capacity, rec, ok := decodeSessionAppend(&p)
+	s, ok := decodeSessionAppend(&p)
 	if !ok {
-		n.fatal("partition group %s: op %d has a short send body", g.dir(), p.Op)
+		n.fatal("partition group %s: op %d has a malformed send body", g.dir(), p.Op)
 		return
 	}
-	g.receipts.CommitLimit(capacity)
-	found, base := g.receipts.Check(a, capacity)
-	switch found {
-	case partition.FoundCommitted:
+	g.receipts.CommitLimit(s.capacity)
+	found, base := g.receipts.Check(s.attempt, s.capacity, 0)
+	switch {
+	case found == partition.FoundCommitted && !s.again:
 		n.cfg.Marks.Hit("node.receipt.duplicate_applied_as_nothing")
 		if waited {
+			g.receipts.Answered(s.attempt, uint64(w.conn.id))
 			n.sendReply(w.conn, w.header, g.key, base)
 		}
 		return
-	case partition.FoundFull:
+	case found == partition.FoundFull:
 		if waited {
 			n.deny(w.conn, w.header, wire.TransientNotAccepted)
 		}
 		return
 	}
-	g.receipts.Record(a, g.nextOffset)
-	p.Body = rec
+	g.receipts.Record(s.attempt, g.nextOffset)
+	if waited {
+		// Its reply goes to this connection once the append is written.
+		g.receipts.Answered(s.attempt, uint64(w.conn.id))
+	}
+	p.Body = s.rec
 	n.applyAppend(g, log, p, w, waited)
 }
 

@@ -18,9 +18,10 @@ type writeKey struct {
 // pendingWrite is the request a write answers: a send (confirmation) or an
 // offset store/delete (empty result section).
 type pendingWrite struct {
-	conn   *conn // nil: nobody waits (a send of durability none)
-	header wire.RequestHeader
-	offset bool
+	conn    *conn
+	header  wire.RequestHeader
+	offset  bool
+	replied bool // answered already (a send of durability none)
 	// attempt is a standalone send's receipt, settled when the write
 	// completes (tracked).
 	attempt partition.Attempt
@@ -136,18 +137,17 @@ func (n *Node) appendBatch(c *conn, h wire.RequestHeader, k partKey, b []byte, c
 		}
 	} else {
 		receipts = n.logReceiptsOf(k, log)
-		if found, first := receipts.Check(a, receipts.Limit()); n.answeredByReceipt(c, h, k, found, first) {
+		if _, answered := n.checkReceipt(c, h, k, receipts, a); answered {
 			return
 		}
 		token, base = log.Append(b, n.now.NowMicros, policy.sendSync)
 		receipts.Admit(a, base)
 	}
-	w := pendingWrite{conn: c, header: h, attempt: a, tracked: receipts != nil}
-	if policy.sendNoAck {
+	w := pendingWrite{conn: c, header: h, attempt: a, tracked: receipts != nil, replied: policy.sendNoAck}
+	if w.replied {
 		n.sendReply(c, h, k, base)
-		w.conn = nil
 	}
-	if w.conn != nil || w.tracked {
+	if !w.replied || w.tracked {
 		n.writes[writeKey{k, token}] = w
 	}
 }
@@ -219,7 +219,7 @@ func (n *Node) written(k partKey, token, base uint64, code wire.Code) {
 	}
 	delete(n.writes, wk)
 	n.settleReceipt(k, p, code)
-	if p.conn == nil || !n.connOpen(p.conn) {
+	if p.replied || !n.connOpen(p.conn) {
 		return
 	}
 	switch {

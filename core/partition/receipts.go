@@ -19,7 +19,10 @@ import (
 // request id alone does not name a send: a resend is the same session,
 // request id and body (Fingerprint, a hash of the batch as the client sent
 // it, which carries its random message ids and origin timestamps). A new
-// send of the client replaces its entry.
+// send of the client replaces its entry. The same bytes sent again on the
+// connection that was answered are a new send: that reply was not lost
+// (a connection delivers in order or dies), so the client means it again
+// (a producer that resends one prepared buffer).
 const (
 	// DedupClientsMaxDefault is partition.dedup_clients_max's default.
 	DedupClientsMaxDefault = 8192
@@ -50,6 +53,9 @@ const (
 	FoundCommitted              // a resend of a committed send: answer Base
 	FoundPending                // a resend of a send not committed yet: 57
 	FoundFull                   // a new writer while the table is full (SESS-31)
+	// FoundAnswered: the committed send again on the connection that was
+	// answered, a new send of the same bytes.
+	FoundAnswered
 )
 
 // receiptEntry is one client's last send: the committed one (done), and
@@ -58,6 +64,9 @@ type receiptEntry struct {
 	done, pending       Attempt
 	base, pendingBase   uint64
 	hasDone, hasPending bool
+	// answeredConn is the connection the done send was answered on (0:
+	// none known); local to this replica, not in the image.
+	answeredConn uint64
 }
 
 // Receipts is the table of one partition. Its limit is the capacity the
@@ -89,11 +98,12 @@ func (r *Receipts) CommitLimit(stamp int) int {
 	return r.limit
 }
 
-// Check decides an attempt against the table; capacity is the limit a new
-// writer is held to (the committed one once there is one). A retry of the
-// committed send gets its base offset; an entry of another session is not
-// that session's (SESS-20) and is replaced by its next send.
-func (r *Receipts) Check(a Attempt, capacity int) (Found, uint64) {
+// Check decides an attempt that arrived on connection conn against the
+// table; capacity is the limit a new writer is held to (the committed one
+// once there is one). A retry of the committed send gets its base offset,
+// unless conn is the connection it was answered on; an entry of another
+// session is not that session's (SESS-20) and is replaced by its next send.
+func (r *Receipts) Check(a Attempt, capacity int, conn uint64) (Found, uint64) {
 	e, ok := r.byClient[a.Client]
 	switch {
 	case !ok:
@@ -101,6 +111,8 @@ func (r *Receipts) Check(a Attempt, capacity int) (Found, uint64) {
 			return FoundFull, 0
 		}
 		return FoundNew, 0
+	case e.hasDone && e.done == a && conn != 0 && e.answeredConn == conn:
+		return FoundAnswered, 0
 	case e.hasDone && e.done == a:
 		return FoundCommitted, e.base
 	case e.hasPending && e.pending == a:
@@ -129,6 +141,14 @@ func (r *Receipts) entry(a Attempt) *receiptEntry {
 	return e
 }
 
+// Answered notes that the committed send a was answered on connection
+// conn.
+func (r *Receipts) Answered(a Attempt, conn uint64) {
+	if e, ok := r.byClient[a.Client]; ok && e.hasDone && e.done == a {
+		e.answeredConn = conn
+	}
+}
+
 // Admit notes a send appended at base whose write is not durable yet: a
 // resend meanwhile gets 57, and the entry's committed receipt stays until
 // it commits (SESS-25: an attempt that fails does not replace it).
@@ -143,7 +163,7 @@ func (r *Receipts) Commit(a Attempt) {
 	if !ok || !e.hasPending || e.pending != a {
 		return // replaced by a later send of the client, or retired
 	}
-	e.done, e.base, e.hasDone, e.hasPending = a, e.pendingBase, true, false
+	e.done, e.base, e.hasDone, e.hasPending, e.answeredConn = a, e.pendingBase, true, false, 0
 }
 
 // Abandon forgets a pending send whose write failed: nothing was applied,
@@ -163,7 +183,7 @@ func (r *Receipts) Abandon(a Attempt) {
 // client's previous one.
 func (r *Receipts) Record(a Attempt, base uint64) {
 	e := r.entry(a)
-	e.done, e.base, e.hasDone = a, base, true
+	e.done, e.base, e.hasDone, e.answeredConn = a, base, true, 0
 	if e.hasPending && e.pending == a {
 		e.hasPending = false
 	}

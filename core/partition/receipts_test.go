@@ -13,7 +13,7 @@ func attempt(client, session, request, fp uint64) Attempt {
 
 func wantFound(t *testing.T, r *Receipts, a Attempt, capacity int, want Found, wantBase uint64) {
 	t.Helper()
-	if got, base := r.Check(a, capacity); got != want || got == FoundCommitted && base != wantBase {
+	if got, base := r.Check(a, capacity, 0); got != want || got == FoundCommitted && base != wantBase {
 		t.Fatalf("attempt %+v: %d at %d, want %d at %d", a, got, base, want, wantBase)
 	}
 }
@@ -37,6 +37,16 @@ func TestReceiptsResend(t *testing.T) {
 	r.Record(b, 103)
 	wantFound(t, r, b, 4, FoundCommitted, 103)
 	wantFound(t, r, a, 4, FoundNew, 0) // replaced: the client's last send is b
+
+	// Answered on connection 3, the same bytes again there are a new send
+	// (that reply was not lost); on another connection, a resend.
+	r.Answered(b, 3)
+	if got, _ := r.Check(b, 4, 3); got != FoundAnswered {
+		t.Fatalf("the answered send again on its connection: %d, want FoundAnswered", got)
+	}
+	if got, base := r.Check(b, 4, 4); got != FoundCommitted || base != 103 {
+		t.Fatalf("the answered send on another connection: %d at %d, want FoundCommitted at 103", got, base)
+	}
 }
 
 // covers SESS-25
