@@ -3,6 +3,7 @@ package node_test
 import (
 	"testing"
 
+	"github.com/iggygo/iggy/core/node"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -14,8 +15,9 @@ func (cl *cclient) rebind() {
 }
 
 // covers SESS-16, SESS-17, SESS-18
-// A send whose reply is lost is resent with the same request id in the
-// same session: on the partition's primary, on the next primary after that
+// A send whose reply is lost (its connection left unread) is resent with
+// the same request id in the same session, bound again on a new
+// connection: on the partition's primary, on the next primary after that
 // one died, and after every replica of the set lost power (a persisted
 // topic, the receipt by then in a checkpoint image, as other writers'
 // sends moved the checkpoints past it). Each time it gets its first base
@@ -30,6 +32,7 @@ func TestClusterSendReceiptAcrossFailoverAndRestart(t *testing.T) {
 	body := sendBody(t, "s", "t", 3, 0, "x")
 	resend := func(when string) {
 		t.Helper()
+		cl.rebind()
 		var code wire.Code
 		var base uint64
 		c.until("the send answered "+when, func() bool {
@@ -40,8 +43,9 @@ func TestClusterSendReceiptAcrossFailoverAndRestart(t *testing.T) {
 			t.Fatalf("send %s: %s at offset %d, want OK at 2", when, code.Name(), base)
 		}
 	}
-	resend("first")
-	resend("again on its primary")
+	cl.c.hosts[cl.host].n.Step(node.ClientFrame{Conn: cl.conn, Frame: buildFrame(h, body)})
+	c.until("the first send applied", func() bool { return c.partitionConverged(2) })
+	resend("on its primary")
 
 	other := c.client(2)
 	other.onPartitionPrimary()
@@ -50,7 +54,6 @@ func TestClusterSendReceiptAcrossFailoverAndRestart(t *testing.T) {
 	}
 	first := c.partitionPrimary()
 	c.stop(first, true)
-	cl.rebind()
 	resend("on the next primary")
 
 	c.start(first)
@@ -61,13 +64,18 @@ func TestClusterSendReceiptAcrossFailoverAndRestart(t *testing.T) {
 	for i := range c.hosts {
 		c.start(i)
 	}
-	cl.rebind()
 	resend("after a power loss of the set")
 
 	code, count, current := cl.poll("s", "t", 100)
 	if code != wire.OK || count != 25 || current != 24 {
 		t.Fatalf("poll: %s, %d messages to offset %d; want 25 to 24 (the resent batch once)", code.Name(), count, current)
 	}
+	// The same bytes again on the connection that got the answer are a new
+	// send, appended on every replica.
+	if code, base := sendOutcome(replyOutcome(t, cl.call(h, body))); code != wire.OK || base != 25 {
+		t.Fatalf("the same bytes again on the answered connection: %s at %d, want a new send at 25", code.Name(), base)
+	}
+	c.until("every replica applied it", func() bool { return c.partitionConverged(13) })
 	if c.marks["node.receipt.resend_answered"] == 0 {
 		t.Fatalf("no resend was answered from a receipt: %v", c.marks)
 	}
