@@ -87,6 +87,7 @@ func (n *Node) handedConn(id bus.ConnID) *conn {
 // dropped by generation.
 func (n *Node) closeLog(k partKey) {
 	delete(n.partitions, k)
+	delete(n.receipts, k)
 	n.partKeys = nil
 	delete(n.logGens, k)
 	delete(n.sentStats, k)
