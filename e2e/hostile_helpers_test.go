@@ -62,19 +62,7 @@ func loginFrame(client uint64) []byte {
 // readReply reads one reply frame and returns its header.
 func readReply(t *testing.T, c net.Conn) wire.ReplyHeader {
 	t.Helper()
-	_ = c.SetReadDeadline(time.Now().Add(requestTimeout))
-	defer c.SetReadDeadline(time.Time{})
-	head := make([]byte, wire.HeaderSize)
-	if _, err := io.ReadFull(c, head); err != nil {
-		t.Fatalf("read a reply header: %v", err)
-	}
-	h, code := wire.DecodeReplyHeader(head)
-	if code != wire.OK {
-		t.Fatalf("reply header: code %d", code)
-	}
-	if _, err := io.CopyN(io.Discard, c, int64(h.Size)-wire.HeaderSize); err != nil {
-		t.Fatalf("read a reply body: %v", err)
-	}
+	h, _ := readReplyBody(t, c)
 	return h
 }
 
@@ -155,4 +143,24 @@ func openFDs(t *testing.T, pid int) int {
 		t.Skipf("no /proc fd: %v", err)
 	}
 	return len(entries)
+}
+
+// readReplyBody reads one reply frame and returns its header and body.
+func readReplyBody(t *testing.T, c net.Conn) (wire.ReplyHeader, []byte) {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(requestTimeout))
+	defer c.SetReadDeadline(time.Time{})
+	head := make([]byte, wire.HeaderSize)
+	if _, err := io.ReadFull(c, head); err != nil {
+		t.Fatalf("read a reply header: %v", err)
+	}
+	h, code := wire.DecodeReplyHeader(head)
+	if code != wire.OK {
+		t.Fatalf("reply header: code %d", code)
+	}
+	body := make([]byte, int(h.Size)-wire.HeaderSize)
+	if _, err := io.ReadFull(c, body); err != nil {
+		t.Fatalf("read a reply body: %v", err)
+	}
+	return h, body
 }

@@ -42,7 +42,6 @@ var unhonoured = []struct {
 	{"partition.prepare_queue_depth", "the partition pipeline bound is a constant of the core", false},
 	{"partition.evicted_ring_", "evicted ranges are not kept yet", false},
 	{"partition.transfer_", "partition state transfer bounds are constants of the core", false},
-	{"partition.dedup_clients_max", "idempotent producers are not built yet", false},
 	{"message_bus.max_batch", "a replica link writes one message per frame", false},
 	{"message_bus.close_peer_timeout", "replica links close at once on shutdown", false},
 	{"message_bus.close_grace", "replica links close at once on shutdown", false},

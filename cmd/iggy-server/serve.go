@@ -183,6 +183,8 @@ func nodeConfig(cfg *config.Config, root *node.RootCredentials) (node.Config, er
 		CheckpointEveryOps: uint64(cfg.Metadata.JournalSlots),
 		PartitionsMax:      cfg.Metadata.PartitionsMax,
 		ClientsTableMax:    cfg.Metadata.ClientsTableMax,
+		// SESS-31: the writers whose send receipts a partition keeps.
+		DedupClientsMax: cfg.Partition.DedupClientsMax,
 		// MCL-29..31: the change log's rings (validated 1..1048576).
 		ChangeLogResourceCapacity: cfg.Metadata.ChangeLogResourceCapacity,
 		ChangeLogActivityCapacity: cfg.Metadata.ChangeLogActivityCapacity,

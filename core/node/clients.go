@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/partition"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/wire"
@@ -202,6 +203,7 @@ func (n *Node) applyLogout(p *vsr.Prepare) {
 		return // that session is gone already, or was replaced by a newer one
 	}
 	delete(n.clients, id)
+	n.sessionsEnded([]partition.Session{{Client: id, ID: e.session}})
 	n.meta.Apply(metadata.Ctx{Op: p.Op, NowMicros: p.Timestamp}, &metadata.RemoveMember{Client: metadataClientID(id)})
 	for _, c := range n.sortedConns() {
 		if c.bound && c.client == id {
@@ -223,11 +225,14 @@ func (n *Node) endSessionsOf(userID uint32) {
 	}
 	slices.SortFunc(ids, compareClientIDs)
 	members := make([]metadata.ClientID, len(ids))
+	ended := make([]partition.Session, len(ids))
 	for i, id := range ids {
+		ended[i] = partition.Session{Client: id, ID: n.clients[id].session}
 		delete(n.clients, id)
 		members[i] = metadataClientID(id)
 	}
 	n.meta.RemoveMembers(members)
+	n.sessionsEnded(ended)
 	for _, c := range n.sortedConns() {
 		if c.bound && c.userID == userID {
 			c.bound = false

@@ -56,6 +56,8 @@ type testCluster struct {
 	fatals map[int]string
 	// encryption, when set, gives replica i its server keys.
 	encryption map[int]node.Encryption
+	// dedup is every replica's Config.DedupClientsMax (0: the default).
+	dedup uint32
 }
 
 func newTestCluster(t *testing.T, count int, checkpointEvery uint64) *testCluster {
@@ -89,7 +91,7 @@ func (c *testCluster) start(i int) {
 		CheckpointEveryOps: c.every, PartitionCheckpointEveryOps: c.every, ReplicaWindowOps: int(c.every),
 		RepairMemoryBytesMax: c.repairBytes, Root: rootCredentials("iggy", "iggy"),
 		HeartbeatIntervalTicks: c.heartbeat, Roster: c.roster, VSR: c.vsr,
-		Encryption: c.encryption[i],
+		Encryption: c.encryption[i], DedupClientsMax: c.dedup,
 	}
 	h.n = node.New(cfg, simCrypto{rng: rand.New(rand.NewPCG(uint64(i), 1))})
 	h.replies = map[bus.ConnID][][]byte{}

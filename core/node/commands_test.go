@@ -75,6 +75,7 @@ func cmdBoot(w *world, a *args) {
 	user, password, ok := rootArg(a)
 	w.calloutsMax = a.u32("callouts", 0)
 	w.clientsTableMax = a.u32("clients", 0)
+	w.dedupClientsMax = a.u32("dedup", 0)
 	w.parkedMax = a.u32("parked", 0)
 	w.inflightMax = a.u64("defer-inflight", 0)
 	w.perSessionMax = a.u32("parked-per-session", 0)
@@ -410,11 +411,14 @@ func cmdRaw(w *world, a *args) {
 	w.finish()
 }
 
-// resend c (request=N | last): the metadata frame first sent with id N, or
-// the last frame sent, byte for byte.
+// resend c (request=N | last [from=c2]): the metadata frame first sent with
+// id N, or the last frame sent (by c2, when named), byte for byte.
 func cmdResend(w *world, a *args) {
 	c := w.clientOf(a)
 	orig := c.last
+	if from, ok := w.clients[a.str("from", "")]; ok {
+		orig = from.last // another connection's request, resent on this one
+	}
 	if !a.flag("last") {
 		id := a.u64("request", 0)
 		var ok bool

@@ -55,6 +55,9 @@ type Config struct {
 	// ClientsTableMax is metadata.clients_table_max, the sessions the client
 	// table holds (SESS-30); 0 = clientsMax.
 	ClientsTableMax uint32
+	// DedupClientsMax is partition.dedup_clients_max, the writers whose
+	// send receipts a partition keeps (SESS-31); 0 = the default.
+	DedupClientsMax uint32
 	// ChangeLogResourceCapacity and ChangeLogActivityCapacity are the
 	// metadata change log's ring capacities in records (MCL-29..31); 0 is
 	// the default.

@@ -158,6 +158,7 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 				continue
 			}
 			delete(n.partitions, k)
+			delete(n.receipts, k)
 			n.partKeys = nil
 			delete(n.logGens, k)
 			n.dropGroup(k)

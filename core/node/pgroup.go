@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/iggygo/iggy/core/group"
+	"github.com/iggygo/iggy/core/partition"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
 )
@@ -73,6 +74,11 @@ type pgroup struct {
 	parked []parkedRead
 	// waiting are the requests proposed here, by op.
 	waiting map[uint64]pgroupWaiter
+	// receipts are the group's send receipts (receipts.go): group state,
+	// in its checkpoint image.
+	receipts *partition.Receipts
+	// receiptsSweptAt is the tick of the last sweep of them (local).
+	receiptsSweptAt uint64
 }
 
 // pgroupWaiter is a request waiting for its op to apply on this primary.
@@ -134,7 +140,8 @@ func (n *Node) rebudgetGroups() {
 // opens.
 func (n *Node) openGroup(k partKey, rev uint64) {
 	n.pgroupGen++
-	g := &pgroup{key: k, rev: rev, gen: n.pgroupGen, waiting: map[uint64]pgroupWaiter{}, inflight: map[uint64]uint64{}}
+	g := &pgroup{key: k, rev: rev, gen: n.pgroupGen, waiting: map[uint64]pgroupWaiter{}, inflight: map[uint64]uint64{},
+		receipts: partition.NewReceipts()}
 	if p := n.partMeta(k); p != nil {
 		g.members, g.first = p.Members, p.FirstPrimary
 	}
@@ -214,6 +221,7 @@ func (n *Node) tickGroups() {
 			g.host.Replica().Tick()
 			n.tickDrain(g)
 			n.tickGroupInstall(g)
+			n.sweepReceipts(g)
 			n.applyGroup(g)
 		}
 	}

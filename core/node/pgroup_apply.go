@@ -65,6 +65,10 @@ func (n *Node) applyGroupOp(g *pgroup, p vsr.Prepare) {
 	switch p.Kind {
 	case vsr.KindAppend:
 		n.applyAppend(g, log, p, w, waited)
+	case vsr.KindSessionAppend:
+		n.applySessionAppend(g, log, p, w, waited)
+	case vsr.KindRetire:
+		n.applyRetire(g, p)
 	case vsr.KindStoreOffset, vsr.KindDeleteOffset:
 		n.applyOffsetOp(g, log, p, w, waited)
 	case vsr.KindBarrier:

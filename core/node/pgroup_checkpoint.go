@@ -51,7 +51,7 @@ func (n *Node) maybeGroupCheckpoint(g *pgroup) {
 		return
 	}
 	g.bytesSinceCkpt = 0
-	g.host.Checkpoint(g.applied, g.appliedChecksum, encodeGroupImage(g.nextOffset, n.partitions[g.key].Offsets()))
+	g.host.Checkpoint(g.applied, g.appliedChecksum, encodeGroupImage(g.nextOffset, n.partitions[g.key].Offsets(), g.receipts))
 }
 
 // groupWritten notes a durable log write of a group's applied op.

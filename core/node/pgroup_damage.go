@@ -53,6 +53,10 @@ func (n *Node) abandonWrites(k partKey) {
 	for _, wk := range keys {
 		p := n.writes[wk]
 		delete(n.writes, wk)
+		n.settleReceipt(k, p, wire.TransientNotCommitted)
+		if p.replied {
+			continue
+		}
 		if _, open := n.conns[p.conn.id]; open {
 			n.deny(p.conn, p.header, wire.TransientNotCommitted)
 		}

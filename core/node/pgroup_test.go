@@ -71,19 +71,29 @@ func (cl *cclient) send(stream, topic string, n int) (wire.Code, uint64) {
 
 // sendSized is send with payloads padded to size bytes.
 func (cl *cclient) sendSized(stream, topic string, n, size int) (wire.Code, uint64) {
+	return sendOutcome(cl.do(wire.CmdSendMessages, sendBody(cl.c.t, stream, topic, n, size, "m")))
+}
+
+// sendBody is a SendMessages body of n messages to partition 0, their
+// payloads tag and their index, padded to size bytes.
+func sendBody(t *testing.T, stream, topic string, n, size int, tag string) []byte {
 	msgs := make([]batch.Message, n)
 	for i := range msgs {
-		payload := fmt.Appendf(nil, "m%d", i)
+		payload := fmt.Appendf(nil, "%s%d", tag, i)
 		payload = append(payload, make([]byte, max(0, size-len(payload)))...)
 		msgs[i] = batch.Message{ID: [16]byte{byte(i + 1)}, Payload: payload}
 	}
 	rec, code := batch.Build(msgs)
 	if code != wire.OK {
-		cl.c.t.Fatalf("batch: %s", code.Name())
+		t.Fatalf("batch: %s", code.Name())
 	}
 	q := wire.SendMessagesRequest{StreamID: wire.NamedID(stream), TopicID: wire.NamedID(topic),
 		Partitioning: wire.Partitioning{Kind: wire.PartitioningPartitionID}, MessagesCount: uint32(n), Batch: rec}
-	code, payload := cl.do(wire.CmdSendMessages, encode(q.Encode))
+	return encode(q.Encode)
+}
+
+// sendOutcome reads a send's reply: its code and base offset.
+func sendOutcome(code wire.Code, payload []byte) (wire.Code, uint64) {
 	if code != wire.OK {
 		return code, 0
 	}

@@ -3,7 +3,6 @@ package node
 import (
 	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/core/partition"
-	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
 	"github.com/iggygo/iggy/wire/batch"
 	"github.com/iggygo/iggy/wire/xxh32"
@@ -19,16 +18,24 @@ type writeKey struct {
 // pendingWrite is the request a write answers: a send (confirmation) or an
 // offset store/delete (empty result section).
 type pendingWrite struct {
-	conn   *conn
-	header wire.RequestHeader
-	offset bool
+	conn    *conn
+	header  wire.RequestHeader
+	offset  bool
+	replied bool // answered already (a send of durability none)
+	// attempt is a standalone send's receipt, settled when the write
+	// completes (tracked).
+	attempt partition.Attempt
+	tracked bool
 }
 
-// partitionRequest routes the partition-plane ops 160-162. They carry no
+// partitionRequest routes the partition-plane ops 160-162. A send is
+// named for its receipt by the client and session bound to the connection,
+// as metadata ops are (protocol-framing.md 4.5); offset writes carry no
 // duplicate detection: a resend may apply twice (at-least-once).
 func (n *Node) partitionRequest(c *conn, h wire.RequestHeader, body []byte) {
 	switch h.Operation {
 	case wire.OpSendMessages:
+		h.Client, h.Session = c.client, c.session
 		n.send(c, h, body)
 	case wire.OpStoreConsumerOffset:
 		n.storeOffset(c, h, body)
@@ -94,6 +101,7 @@ func (n *Node) routeSend(c *conn, h wire.RequestHeader, q wire.SendMessagesReque
 // group in a replica set. pb is set for an idempotent producer's batch.
 func (n *Node) appendBatch(c *conn, h wire.RequestHeader, k partKey, b []byte, count uint32, policy durability, pb *partition.ProducerBatch) {
 	hdr, code := batch.Validate(b)
+	a := sendAttempt(h, hdr.Checksum)
 	if code == wire.OK && hdr.Count != count {
 		code = wire.InvalidCommand
 	}
@@ -108,7 +116,7 @@ func (n *Node) appendBatch(c *conn, h wire.RequestHeader, k partKey, b []byte, c
 		return
 	}
 	if n.cfg.clustered() {
-		n.proposeToGroup(c, h, k, vsr.Prepare{Kind: vsr.KindAppend, Body: b}, nil)
+		n.proposeSend(c, h, k, a, b)
 		return
 	}
 	log, ok := n.partitions[k]
@@ -121,19 +129,27 @@ func (n *Node) appendBatch(c *conn, h wire.RequestHeader, k partKey, b []byte, c
 		return
 	}
 	var token, base uint64
+	var receipts *partition.Receipts
 	if pb != nil {
 		token, base, ok = n.producerAppend(c, h, k, log, b, policy, *pb)
 		if !ok {
 			return
 		}
 	} else {
+		receipts = n.logReceiptsOf(k, log)
+		if _, answered := n.checkReceipt(c, h, k, receipts, a); answered {
+			return
+		}
 		token, base = log.Append(b, n.now.NowMicros, policy.sendSync)
+		receipts.Admit(a, base)
 	}
-	if policy.sendNoAck {
+	w := pendingWrite{conn: c, header: h, attempt: a, tracked: receipts != nil, replied: policy.sendNoAck}
+	if w.replied {
 		n.sendReply(c, h, k, base)
-		return
 	}
-	n.writes[writeKey{k, token}] = pendingWrite{conn: c, header: h}
+	if !w.replied || w.tracked {
+		n.writes[writeKey{k, token}] = w
+	}
 }
 
 // durability is what a write needs of its topic's options. Both policies
@@ -202,7 +218,8 @@ func (n *Node) written(k partKey, token, base uint64, code wire.Code) {
 		return
 	}
 	delete(n.writes, wk)
-	if !n.connOpen(p.conn) {
+	n.settleReceipt(k, p, code)
+	if p.replied || !n.connOpen(p.conn) {
 		return
 	}
 	switch {

@@ -46,6 +46,8 @@ func (n *Node) onHostRequest(b shardBody) {
 		}
 	case shardCancel:
 		n.cancelParked(b.conn, b.request)
+	case shardRetire:
+		n.retireLogReceipts(b.ended)
 	case shardFetchRead:
 		n.readForFetch(b.ref, b.bytesMax)
 	case shardFetchCommit:
@@ -85,6 +87,7 @@ func (n *Node) handedConn(id bus.ConnID) *conn {
 // dropped by generation.
 func (n *Node) closeLog(k partKey) {
 	delete(n.partitions, k)
+	delete(n.receipts, k)
 	n.partKeys = nil
 	delete(n.logGens, k)
 	delete(n.sentStats, k)

@@ -109,6 +109,8 @@ type world struct {
 	// clientsTableMax is the node's metadata.clients_table_max (0: the
 	// default), set by boot and restart.
 	clientsTableMax uint32
+	// dedupClientsMax is partition.dedup_clients_max (0: the default).
+	dedupClientsMax uint32
 	// parkedMax is sharding.deferred_poll_max_pending (0: the default).
 	parkedMax uint32
 	// perSessionMax and readMax are deferred_poll_max_pending_per_session
@@ -172,7 +174,7 @@ func (w *world) startUnsettled(root *node.RootCredentials) {
 	cfg := node.Config{
 		ServerVersion: serverVersion, SegmentSizeBytes: segmentSizeBytes,
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10, Root: root,
-		ClientsTableMax: w.clientsTableMax, Shards: uint8(w.shards), Marks: w.marks,
+		ClientsTableMax: w.clientsTableMax, DedupClientsMax: w.dedupClientsMax, Shards: uint8(w.shards), Marks: w.marks,
 		DeferredPollMaxPending: w.parkedMax, DeferredPollInflightBytesMax: w.inflightMax,
 		DeferredPollMaxPendingPerSession: w.perSessionMax, DeferredPollReadBytesMax: w.readMax,
 		HeartbeatIntervalTicks: w.heartbeatTicks, ExternalAuthCalloutsMax: w.calloutsMax,

@@ -89,6 +89,9 @@ type state struct {
 	leases map[wire.U128]uint64
 	// leaseSweptAt is the tick of the last lease sweep.
 	leaseSweptAt uint64
+	// receipts are the send receipts of this node's standalone partitions
+	// (receipts.go; a replica set's live in their groups).
+	receipts map[partKey]*logReceipts
 	// writes maps an append or offset write awaiting its completion to its requester.
 	writes  map[writeKey]pendingWrite
 	polls   map[uint64]pendingPoll
@@ -130,6 +133,7 @@ func newState() *state {
 		forwards:      map[wire.U128]forwarded{},
 		leases:        map[wire.U128]uint64{},
 		writes:        map[writeKey]pendingWrite{},
+		receipts:      map[partKey]*logReceipts{},
 		jobs:          map[uint64]func(compute.Result){},
 		policies:      map[topicKey]durability{},
 		polls:         map[uint64]pendingPoll{},

@@ -34,6 +34,13 @@ const (
 	KindStoreOffset  Kind = 5 // a consumer offset: kind u8, consumer u32, offset u64
 	KindDeleteOffset Kind = 6 // a consumer offset delete: kind u8, consumer u32
 	KindBarrier      Kind = 7 // no state: a poll is served once it commits (linearizable reads)
+	// KindSessionAppend is a send with its session receipt: [session u64]
+	// [batch checksum u64][dedup capacity u32][zero u32], then the record
+	// (core/node/receipts.go).
+	KindSessionAppend Kind = 8
+	// KindRetire frees the send receipts of ended sessions: [client lo u64]
+	// [client hi u64][session u64] each, at most 128.
+	KindRetire Kind = 9
 )
 
 // Prepare is one op of the log: who asked, when, and the body to apply.
