@@ -57,6 +57,9 @@ type attempt struct {
 	resolved  bool
 	app       *oracles.Append      // a send's history entry
 	store     *oracles.OffsetStore // an offset store's history entry
+	// quorate: a deferred poll sent in a replica set to the primary of a
+	// partition group that had a quorum serving (deferred.go).
+	quorate bool
 }
 
 func (w *World) newClient(idx int) *client {
@@ -164,6 +167,7 @@ func (w *World) transmit(c *client, o *op) {
 	o.tries++
 	a := &attempt{op: o, frame: o.frame, header: o.header, call: w.next()}
 	if w.cluster() {
+		a.quorate = o.deferred != nil && w.groupQuorate(c.link.host, o.part)
 		w.event("client %d: %s request %d session %d on conn %d (replica %d)", c.idx, o, o.header.Request, o.header.Session, c.link.id, c.link.host.idx)
 	}
 	w.opSent(c, a)
