@@ -57,6 +57,9 @@ type attempt struct {
 	resolved  bool
 	app       *oracles.Append      // a send's history entry
 	store     *oracles.OffsetStore // an offset store's history entry
+	// quorate: a deferred poll sent in a replica set to the primary of a
+	// partition group that had a quorum serving (deferred.go).
+	quorate bool
 }
 
 func (w *World) newClient(idx int) *client {
@@ -164,6 +167,7 @@ func (w *World) transmit(c *client, o *op) {
 	o.tries++
 	a := &attempt{op: o, frame: o.frame, header: o.header, call: w.next()}
 	if w.cluster() {
+		a.quorate = o.deferred != nil && w.groupQuorate(c.link.host, o.part)
 		w.event("client %d: %s request %d session %d on conn %d (replica %d)", c.idx, o, o.header.Request, o.header.Session, c.link.id, c.link.host.idx)
 	}
 	w.opSent(c, a)
@@ -224,6 +228,12 @@ func (w *World) onFrame(c *client, frame []byte) {
 		return
 	}
 	status, payload := splitReply(h, frame[wire.HeaderSize:])
+	if status == wire.Unauthenticated && w.leaseMayHaveRun(c, a) {
+		w.marks.Hit(markSessionRetired40)
+		w.event("client %d: %s answered 40 on conn %d: its session was retired", c.idx, a.op, c.link.id)
+		w.sessionGone(c, a)
+		return
+	}
 	if a.op != nil && a.op.kind == opRoutes {
 		c.att = nil
 		w.routed(c, a.op, status, payload)
@@ -322,7 +332,31 @@ func (w *World) evicted(c *client, frame []byte) {
 		w.fail("session", fmt.Sprintf("client %d evicted as stale with its request in flight (%v, sent at tick %d)", c.idx, a.op, a.sentTick))
 		return
 	}
-	switch a := c.att; {
+	w.sessionGone(c, c.att)
+}
+
+// markSessionRetired40 is hit when a read is answered 40 because the
+// client's session was retired under its bound connection.
+const markSessionRetired40 = "sim.client.session_retired_40"
+
+// leaseMayHaveRun says whether a 40 (Unauthenticated) answer to a's
+// non-replicated request may be the node's: a connection whose session was
+// retired is Connected again, and its next NR request gets status 40
+// (protocol-framing.md 4.2; the SDK reports Eviction 1 as 40 too). In a
+// replica set with leases a session bound to a backup is retired when that
+// backup's renewals do not reach the primary for a session timeout (the
+// backup paused or cut off; SESS-7), with the client doing nothing wrong
+// (cluster seed 730020048). Standalone, a bound connection renews its own
+// lease, so there a 40 stays a failure.
+func (w *World) leaseMayHaveRun(c *client, a *attempt) bool {
+	return w.cluster() && w.knobs.HeartbeatTicks != 0 && c.bound && a.header.Operation == wire.OpNonReplicated
+}
+
+// sessionGone: the node ended the client's session under the connection
+// (an eviction, or a session retired). The SDK closes the socket and starts
+// over under a fresh id; the request in flight (a) is settled.
+func (w *World) sessionGone(c *client, a *attempt) {
+	switch {
 	case a != nil && a.delivered && (a.app != nil || a.store != nil):
 		// The node took the write before it ended the session (a lease
 		// that ran out while the write waited its turn): it may still

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 
+	"github.com/iggygo/iggy/core/node"
+	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/oracles"
 	"github.com/iggygo/iggy/wire"
 )
@@ -27,6 +29,9 @@ const (
 	markDeferredFilled  = "sim.defer.filled"
 	markDeferredRefused = "sim.defer.capacity_refused"
 	markDeferredTimed   = "sim.defer.late_checked"
+	// markDeferredNoQuorum: a poll sent after heal, in a replica set, to a
+	// partition group without a quorum serving; its lateness is not judged.
+	markDeferredNoQuorum = "sim.defer.late_unchecked_no_quorum"
 	// Positions (MSG-3..6): checked in replies with and without messages,
 	// and a remembered incarnation sent and refused (its partition was
 	// deleted and created again).
@@ -113,6 +118,19 @@ func (w *World) checkPositions(o *op, r *oracles.Read, pos wire.PollPositions) e
 // early only when enough arrived), and once faults have healed no later
 // than the wait plus deferredLateTicks. The read itself is judged like
 // every poll (consecutive offsets, each message once, linearizable).
+//
+// In a replica set the wait starts only after the read's barrier commits
+// in the partition's group (node.readThroughGroup: a read sees every write
+// acknowledged before it, so even an empty answer at the wait's end needs
+// the group's quorum), and the wait of DEFP-4 is that of a parked poll.
+// Heal only stops the faults: a replica restarted then still boots, opens
+// the groups of partitions created while it was down (disk-bound) and a
+// view change follows a dead primary after ViewChangeTimeoutTicks, so a
+// group may lack a quorum for hundreds of ticks after heal (cluster seed
+// 318696002: the poll's group had one member of three serving for 345
+// ticks; a plain poll there waits as long, judged only by the liveness
+// budget). So the lateness bound is judged in a replica set only for polls
+// sent to the primary of a group with a quorum serving (attempt.quorate).
 func (w *World) checkDeferred(a *attempt, o *op, got int) {
 	d := o.deferred
 	elapsed := w.tick - a.sentTick
@@ -126,10 +144,59 @@ func (w *World) checkDeferred(a *attempt, o *op, got int) {
 			return
 		}
 	}
+	if w.healed && a.sentTick > w.knobs.FaultTicks && w.cluster() && !a.quorate {
+		w.marks.Hit(markDeferredNoQuorum)
+		return
+	}
 	if w.healed && a.sentTick > w.knobs.FaultTicks {
 		w.marks.Hit(markDeferredTimed)
 		if elapsed > d.waitTicks+deferredLateTicks {
 			w.fail("deferred", fmt.Sprintf("%s: answered %d ticks after its %d-tick wait", o, elapsed-d.waitTicks, d.waitTicks))
 		}
 	}
+}
+
+// groupQuorate says whether partition k's group had a quorum serving when
+// a poll was sent to target: target leads the group, and a quorum of its
+// members run (booted, not paused) with the group open in normal status in
+// target's view. A partition whose ids the clients do not know yet is not.
+func (w *World) groupQuorate(target *host, k oracles.PartKey) bool {
+	t := w.catalog.topic(k.Stream, k.Topic)
+	s := w.catalog.stream(k.Stream)
+	if t == nil || s == nil || !t.idKnown || !s.idKnown || !target.accepting() {
+		return false
+	}
+	lead, ok := partitionGroup(target, s.id, t.id, k.Partition)
+	if !ok || !lead.Primary {
+		return false
+	}
+	members := lead.Members
+	if members == nil {
+		members = allReplicas(len(w.hosts))
+	}
+	serving := 0
+	for _, m := range members {
+		h := w.hosts[m]
+		if !h.accepting() || h.paused(w.tick) {
+			continue
+		}
+		if g, ok := partitionGroup(h, s.id, t.id, k.Partition); ok && g.Status == vsr.StatusNormal && g.View == lead.View {
+			serving++
+		}
+	}
+	return serving >= len(members)/2+1
+}
+
+// partitionGroup is h's group of a partition, if open.
+func partitionGroup(h *host, stream, topic, part uint32) (node.GroupState, bool) {
+	gs := h.node.Groups()
+	if len(gs) == 0 {
+		return node.GroupState{}, false
+	}
+	for _, g := range gs[1:] {
+		if g.Group.Stream == stream && g.Group.Topic == topic && g.Group.Partition == part {
+			return g, true
+		}
+	}
+	return node.GroupState{}, false
 }
