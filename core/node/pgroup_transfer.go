@@ -140,6 +140,11 @@ func (n *Node) continueGroupInstall(g *pgroup) {
 	if g.host.Checkpointing() {
 		return // retried when it is durable (tickGroupInstall)
 	}
+	if g.dirtyFrom != 0 && g.sync == nil {
+		// Appends applied before the transfer may be unsynced: the
+		// installed checkpoint covers them, so a Sync must first.
+		g.sync = &pgroupSync{token: log.Sync(), op: in.in.Checkpoint.Op}
+	}
 	n.applyImageOffsets(g, log, in)
 	g.host.Install(in.in.Checkpoint, in.in.Image)
 }
@@ -194,7 +199,7 @@ func (n *Node) groupInstalled(g *pgroup, ck *group.Checkpoint) {
 	for len(g.held) > 0 && g.held[0].Op <= ck.CP.Op {
 		g.held = g.held[1:] // the checkpoint covers them
 	}
-	g.unsyncedSkip = false
+	g.dirtyFrom = 0 // the install's writes synced, and cover every op before it
 	n.logf("partition group %s: installed state transfer of checkpoint op %d", g.dir(), ck.CP.Op)
 }
 

@@ -104,6 +104,7 @@ func (l *Log) Purge(revision uint64) {
 		}
 	}
 	l.failUncommitted(wire.TransientNotCommitted)
+	l.failSyncs(wire.TransientNotCommitted)
 	l.broken = wire.OK
 	l.answerPendingPolls()
 	l.failPendingOffsets(wire.TransientNotCommitted)
