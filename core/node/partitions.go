@@ -241,8 +241,6 @@ func (n *Node) partitionEvent(k partKey, ev partition.Event) {
 			return
 		}
 		n.written(k, ev.Token, 0, ev.Code)
-	case partition.Synced:
-		n.groupSynced(k, ev.Token, ev.Code)
 	case partition.OffsetStored:
 		n.groupWritten(k, ev.Token)
 		n.written(k, ev.Token, 0, wire.OK)

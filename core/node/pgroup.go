@@ -55,13 +55,8 @@ type pgroup struct {
 	// the log may hold appends of ops past the checkpoint (applied, then
 	// not yet checkpointed): replaying them skips what the log holds.
 	nextOffset uint64
-	// dirtyFrom is the oldest applied op whose append the log may hold
-	// unsynced (0: none): written without a sync, or found in the log at
-	// boot where a killed process may have left it in the page cache. No
-	// checkpoint covers it until a log Sync does (pgroupSync).
-	dirtyFrom uint64
-	// sync is the log Sync under way for a checkpoint, if any.
-	sync *pgroupSync
+	// unsyncedSkip: the newest append replayed was already in the log.
+	unsyncedSkip bool
 	// bytesSinceCkpt counts the prepare bytes applied since the last
 	// checkpoint began: the journal after it stays within WALBytesMax.
 	bytesSinceCkpt uint64
@@ -78,14 +73,6 @@ type pgroup struct {
 	parked []parkedRead
 	// waiting are the requests proposed here, by op.
 	waiting map[uint64]pgroupWaiter
-}
-
-// pgroupSync is a log Sync making the appends of ops up to op durable.
-type pgroupSync struct {
-	token, op uint64
-	// dirtyAfter is the oldest append applied after the Sync was asked
-	// (0: none): it is dirtyFrom once the Sync completes.
-	dirtyAfter uint64
 }
 
 // pgroupWaiter is a request waiting for its op to apply on this primary.

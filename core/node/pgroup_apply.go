@@ -91,8 +91,8 @@ func (n *Node) applyAppend(g *pgroup, log *partition.Log, p vsr.Prepare, w pgrou
 	if g.nextOffset <= log.NextOffset() {
 		// The log read at boot may hold writes a killed process left in
 		// the page cache, never synced: no checkpoint covers this op until
-		// a log Sync made them durable.
-		g.markDirty(p.Op)
+		// a later append's sync (of the same file) made them durable.
+		g.unsyncedSkip = true
 		if waited {
 			n.sendReply(w.conn, w.header, g.key, base)
 		}
@@ -102,26 +102,13 @@ func (n *Node) applyAppend(g *pgroup, log *partition.Log, p vsr.Prepare, w pgrou
 		n.fatal("partition group %s: op %d appends at %d, the log is at %d", g.dir(), p.Op, base, log.NextOffset())
 		return
 	}
-	// The append is not synced: the committed prepare is durable in the
-	// journals of a quorum, and this replica's journal keeps it until a
-	// checkpoint past it, which first syncs the log (maybeGroupCheckpoint).
-	// So the reply waits for the write only, and each byte is synced once
-	// per step on the way in, not twice (DESIGN.md, "Partition log sync").
-	token, _ := log.AppendCommitted(slices.Clone(p.Body), p.Timestamp, false)
-	g.markDirty(p.Op)
+	// Every append syncs: a checkpoint may come at any op and releases the
+	// journal that holds it, so the log must be durable through it by then.
+	token, _ := log.AppendCommitted(slices.Clone(p.Body), p.Timestamp, true)
+	g.unsyncedSkip = false
 	g.inflight[token] = p.Op
 	if waited {
 		n.writes[writeKey{g.key, token}] = pendingWrite{conn: w.conn, header: w.header}
-	}
-}
-
-// markDirty notes that the log may hold op's append unsynced.
-func (g *pgroup) markDirty(op uint64) {
-	if g.dirtyFrom == 0 {
-		g.dirtyFrom = op
-	}
-	if g.sync != nil && g.sync.dirtyAfter == 0 && op > g.sync.op {
-		g.sync.dirtyAfter = op
 	}
 }
 

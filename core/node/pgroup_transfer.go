@@ -140,11 +140,6 @@ func (n *Node) continueGroupInstall(g *pgroup) {
 	if g.host.Checkpointing() {
 		return // retried when it is durable (tickGroupInstall)
 	}
-	if g.dirtyFrom != 0 && g.sync == nil {
-		// Appends applied before the transfer may be unsynced: the
-		// installed checkpoint covers them, so a Sync must first.
-		g.sync = &pgroupSync{token: log.Sync(), op: in.in.Checkpoint.Op}
-	}
 	n.applyImageOffsets(g, log, in)
 	g.host.Install(in.in.Checkpoint, in.in.Image)
 }
@@ -199,7 +194,7 @@ func (n *Node) groupInstalled(g *pgroup, ck *group.Checkpoint) {
 	for len(g.held) > 0 && g.held[0].Op <= ck.CP.Op {
 		g.held = g.held[1:] // the checkpoint covers them
 	}
-	g.dirtyFrom = 0 // the install's writes synced, and cover every op before it
+	g.unsyncedSkip = false
 	n.logf("partition group %s: installed state transfer of checkpoint op %d", g.dir(), ck.CP.Op)
 }
 

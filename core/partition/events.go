@@ -35,13 +35,6 @@ type PollDone struct {
 	CurrentOffset uint64
 }
 
-// Synced answers Sync with a token of its own: every append taken before
-// it is durable, or Code says why not (the log is broken then).
-type Synced struct {
-	Token uint64
-	Code  wire.Code
-}
-
 // OffsetStored reports that the offset write or delete with Token completed.
 type OffsetStored struct{ Token uint64 }
 
@@ -93,4 +86,3 @@ func (OffsetStored) isEvent() {}
 func (Recovered) isEvent()    {}
 func (Damaged) isEvent()      {}
 func (WriteFailed) isEvent()  {}
-func (Synced) isEvent()       {}

@@ -39,7 +39,6 @@ const (
 	reqPurgeDelete                // deletion of a purged file: the marker waits for the last
 	reqMarker                     // create, truncate, write or sync of created.revision
 	reqJournal                    // a request on the producer journal (producer_journal.go)
-	reqSync                       // a .log sync of a Sync barrier
 )
 
 type inflight struct {
@@ -92,9 +91,7 @@ type Log struct {
 	offsetPending  map[uint64]*pendingOffset
 	offsetReqCount int
 
-	inflight map[storage.ReqID]inflight
-	// syncWait counts the file syncs of each Sync barrier still in flight.
-	syncWait  map[uint64]int
+	inflight  map[storage.ReqID]inflight
 	nextToken uint64
 	events    []Event
 	recovery  *recovery
@@ -119,7 +116,6 @@ func New(cfg Config, disk Disk) *Log {
 		offsetFiles:   make(map[offsetKey]offsetFile),
 		offsetPending: make(map[uint64]*pendingOffset),
 		inflight:      make(map[storage.ReqID]inflight),
-		syncWait:      make(map[uint64]int),
 		nextToken:     1,
 	}
 }
@@ -185,8 +181,6 @@ func (l *Log) Complete(c storage.Completion) {
 		l.onSegmentFile(f, c)
 	case reqChunkWrite, reqChunkSync:
 		l.onChunk(f, c)
-	case reqSync:
-		l.onSync(f, c)
 	case reqPollRead:
 		l.onPollRead(c)
 	case reqOffset:

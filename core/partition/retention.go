@@ -104,7 +104,6 @@ func (l *Log) Purge(revision uint64) {
 		}
 	}
 	l.failUncommitted(wire.TransientNotCommitted)
-	l.failSyncs(wire.TransientNotCommitted)
 	l.broken = wire.OK
 	l.answerPendingPolls()
 	l.failPendingOffsets(wire.TransientNotCommitted)
