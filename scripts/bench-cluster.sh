@@ -11,6 +11,7 @@
 #   scripts/bench-cluster.sh                 # 10 s per measurement
 #   BC_DURATION=5s BC_DURABILITIES=persisted scripts/bench-cluster.sh
 #   BC_PROFILE=1 scripts/bench-cluster.sh    # CPU profile per server: BC_WORK/<run>.<node>.cpu
+#   BC_LINKS=2 scripts/bench-cluster.sh      # replica links per peer
 #
 # Every process started is stopped by its PID. JSON, bench output and
 # server logs go under BC_WORK (default .bench/cluster).
@@ -23,6 +24,7 @@ WORKLOADS=${BC_WORKLOADS:-producer consumer}
 WORK=${BC_WORK:-$ROOT/.bench/cluster}
 BASE_PORT=${BC_BASE_PORT:-18490} # node i: tcp BASE_PORT+i, tcp_replica BASE_PORT+10+i
 NODES=3
+LINKS=${BC_LINKS:-1} # cluster.coordinator.replica_connections_per_peer (at most the shard count)
 START_TIMEOUT_S=30
 STOP_TIMEOUT_S=20
 
@@ -51,6 +53,7 @@ trap stop_all EXIT INT TERM
 roster() {
 	printf '[tcp]\naddress = "127.0.0.1:%d"\n[http]\nenabled = false\n[quic]\nenabled = false\n[websocket]\nenabled = false\n' "$BASE_PORT"
 	printf '\n[cluster]\nenabled = true\nname = "bench-cluster"\n'
+	printf '\n[cluster.coordinator]\nreplica_connections_per_peer = %d\n' "$LINKS"
 	for ((i = 0; i < NODES; i++)); do
 		printf '\n[[cluster.nodes]]\nname = "node-%d"\nip = "127.0.0.1"\nreplica_id = %d\nports = { tcp = %d, tcp_replica = %d }\n' \
 			"$i" "$i" $((BASE_PORT + i)) $((BASE_PORT + 10 + i))
