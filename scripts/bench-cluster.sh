@@ -10,6 +10,8 @@
 #
 #   scripts/bench-cluster.sh                 # 10 s per measurement
 #   BC_DURATION=5s BC_DURABILITIES=persisted scripts/bench-cluster.sh
+#   BC_PROFILE=1 scripts/bench-cluster.sh    # CPU profile per server: BC_WORK/<run>.<node>.cpu
+#   BC_LINKS=2 scripts/bench-cluster.sh      # replica links per peer
 #
 # Every process started is stopped by its PID. JSON, bench output and
 # server logs go under BC_WORK (default .bench/cluster).
@@ -22,6 +24,7 @@ WORKLOADS=${BC_WORKLOADS:-producer consumer}
 WORK=${BC_WORK:-$ROOT/.bench/cluster}
 BASE_PORT=${BC_BASE_PORT:-18490} # node i: tcp BASE_PORT+i, tcp_replica BASE_PORT+10+i
 NODES=3
+LINKS=${BC_LINKS:-1} # cluster.coordinator.replica_connections_per_peer (at most the shard count)
 START_TIMEOUT_S=30
 STOP_TIMEOUT_S=20
 
@@ -50,6 +53,7 @@ trap stop_all EXIT INT TERM
 roster() {
 	printf '[tcp]\naddress = "127.0.0.1:%d"\n[http]\nenabled = false\n[quic]\nenabled = false\n[websocket]\nenabled = false\n' "$BASE_PORT"
 	printf '\n[cluster]\nenabled = true\nname = "bench-cluster"\n'
+	printf '\n[cluster.coordinator]\nreplica_connections_per_peer = %d\n' "$LINKS"
 	for ((i = 0; i < NODES; i++)); do
 		printf '\n[[cluster.nodes]]\nname = "node-%d"\nip = "127.0.0.1"\nreplica_id = %d\nports = { tcp = %d, tcp_replica = %d }\n' \
 			"$i" "$i" $((BASE_PORT + i)) $((BASE_PORT + 10 + i))
@@ -68,6 +72,13 @@ wait_ready() {
 	return 1
 }
 
+# profile_env NAME: the variable that makes a server write its CPU profile
+# (cmd/iggy-server/profile.go) when BC_PROFILE is set.
+profile_env() {
+	[[ -n ${BC_PROFILE:-} ]] && echo "IGGYGO_CPU_PROFILE=$WORK/${RUN:-run}.$1.cpu"
+	return 0
+}
+
 # start SETUP: a fresh single node or replica set; sets ADDR, the bench
 # --addr (not in a subshell: PIDS must keep the processes started).
 start() {
@@ -77,7 +88,7 @@ start() {
 	if [[ $setup == single ]]; then
 		log=$WORK/single.log
 		rm -f "$log" # so wait_ready never reads an earlier run's log
-		env -i PATH="$PATH" HOME="${HOME:-/root}" IGGY_SYSTEM_PATH="$WORK/data/single" \
+		env -i PATH="$PATH" HOME="${HOME:-/root}" IGGY_SYSTEM_PATH="$WORK/data/single" $(profile_env single) \
 			IGGY_TCP_ADDRESS="127.0.0.1:$BASE_PORT" IGGY_HTTP_ENABLED=false IGGY_QUIC_ENABLED=false \
 			IGGY_WEBSOCKET_ENABLED=false "$WORK/iggy-server" --with-default-root-credentials >"$log" 2>&1 &
 		PIDS+=($!)
@@ -90,7 +101,7 @@ start() {
 	for ((i = 0; i < NODES; i++)); do
 		log=$WORK/node-$i.log
 		rm -f "$log"
-		env -i PATH="$PATH" HOME="${HOME:-/root}" IGGY_CONFIG_PATH="$WORK/data/config.toml" \
+		env -i PATH="$PATH" HOME="${HOME:-/root}" IGGY_CONFIG_PATH="$WORK/data/config.toml" $(profile_env "node-$i") \
 			IGGY_SYSTEM_PATH="$WORK/data/node-$i" "$WORK/iggy-server" --replica-id "$i" \
 			--with-default-root-credentials >"$log" 2>&1 &
 		PIDS+=($!)
@@ -106,6 +117,7 @@ for durability in $DURABILITIES; do
 	for workload in $WORKLOADS; do
 		for setup in single cluster; do
 			run=$workload.$durability.$setup
+			RUN=$run
 			echo "== $workload x8, $durability, $setup" >&2
 			start "$setup"
 			"$WORK/iggy-bench" "pinned-$workload" "${COMMON[@]}" --addr "$ADDR" --durability "$durability" \

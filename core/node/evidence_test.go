@@ -321,3 +321,57 @@ func TestDelayedProbeDoesNotExtendCredit(t *testing.T) {
 		t.Fatalf("admitted until %d ticks after the last probe on time", c.ticks-onTimeAt)
 	}
 }
+
+// covers QEV-4
+// A metadata primary that is no longer ready (cut off, it stepped down and
+// votes for a later view) credits no answer to its probes: answers to its
+// outstanding probes, in its old view and in the view it now votes for,
+// leave its credit where it was. While it leads, the same kind of answer
+// renews the credit (the control that keeps the check from passing vacuously).
+func TestPrimaryCreditsProbesOnlyWhileReady(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	c.until("root", func() bool { return c.converged(1) })
+	p := c.primary()
+	probes := map[uint8]uint64{} // the newest probe number sent to each backup
+	unanswered := false
+	c.drop = func(m node.PeerMessage) bool {
+		if m.Msg.Command == vsr.CmdPing && int(m.Msg.From) == p {
+			probes[m.Msg.To] = m.Msg.Op
+		}
+		return unanswered && m.Msg.Command == vsr.CmdPong && int(m.Msg.To) == p
+	}
+	for range 300 {
+		c.round()
+	}
+	pn := c.hosts[p].n
+	before := pn.EvidenceUntil()
+	for range 2 * probeEveryTicks {
+		c.round()
+	}
+	if pn.EvidenceUntil() <= before {
+		t.Fatalf("a leading primary's credit did not grow with answered probes: %d, then %d", before, pn.EvidenceUntil())
+	}
+	// The newest probes stay outstanding: they are resent as they were,
+	// so the numbers recorded are the ones an answer must carry.
+	unanswered = true
+	for range 2 * probeEveryTicks {
+		c.round()
+	}
+	led := pn.Groups()[0].View
+	c.isolate(p, true)
+	c.until("the cut-off primary stepping down", func() bool {
+		g := pn.Groups()[0]
+		return !g.Primary && g.Status != vsr.StatusNormal
+	})
+	held := pn.EvidenceUntil()
+	view := pn.Groups()[0].View
+	for to, seq := range probes {
+		for _, v := range []uint32{led, view} {
+			pn.Step(node.PeerMessage{Msg: vsr.Message{Command: vsr.CmdPong, From: to, To: uint8(p), View: v, Op: seq}})
+		}
+	}
+	c.round()
+	if got := pn.EvidenceUntil(); got != held {
+		t.Fatalf("a primary that is not ready credited answers: until %d, was %d", got, held)
+	}
+}
