@@ -79,7 +79,7 @@ func CheckChanges(f *ChangeFollow, final FinalChanges) error {
 			if len(gaps) == 0 || p.After != gaps[0].Anchor || p.After < last {
 				return fmt.Errorf("changes: page %d (replica %d) asked after seq %d, the follower was at %d", i, p.Replica, p.After, last)
 			}
-			gaps = gaps[1:]
+			gaps, last = gaps[1:], p.After
 		}
 		for j, r := range p.Records {
 			if err := checkSeen(p, j, r, last, bySeq, final.Floor); err != nil {
