@@ -23,7 +23,7 @@ func TestCheckChanges(t *testing.T) {
 		{Earliest: true, Records: []wire.ChangeRecord{rec(1, 1, "x")}, Next: 1},
 		{After: 1, Next: 1},
 		{After: 4, Records: []wire.ChangeRecord{rec(5, 7, "d")}, Next: 5},
-	}, Expired: []ChangeGap{{Cursor: 1, Anchor: 4}}, CaughtUp: 5}
+	}, Expired: []ChangeGap{{Cursor: 1, Anchor: 1}, {Cursor: 1, Anchor: 4}}, CaughtUp: 5}
 	if err := CheckChanges(&good, final); err != nil {
 		t.Fatalf("good follow: %v", err)
 	}

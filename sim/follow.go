@@ -23,6 +23,7 @@ const (
 	followThinkTicksMax = 40   // between pages once caught up
 	followPauseOneIn    = 16   // one wait in this many is a long pause
 	followPauseTicksMax = 1500 // so the activity ring can evict past it
+	followMoveOneIn     = 4    // in a set, one wait in this many moves
 	// simActivityCapacity is the sim nodes' activity ring: small, so
 	// membership churn evicts past a paused follower (expired is reached).
 	simActivityCapacity = 32
@@ -133,6 +134,9 @@ func (w *World) followed(a *attempt, status wire.Code, payload []byte) {
 	}
 	if !rep.HasMore && !f.anchoring {
 		f.waitUntil = w.tick + w.followWait()
+		// In a set, it also moves to another replica now and then, so its
+		// cursor is followed across nodes (MCL-4).
+		f.reconnect = f.reconnect || w.cluster() && w.rng.IntN(followMoveOneIn) == 0
 	}
 }
 
