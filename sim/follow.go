@@ -24,6 +24,8 @@ const (
 	followPauseOneIn    = 16   // one wait in this many is a long pause
 	followPauseTicksMax = 1500 // so the activity ring can evict past it
 	followMoveOneIn     = 4    // in a set, one wait in this many moves
+	// followConvergeEveryTicks spaces the follower's convergence checks.
+	followConvergeEveryTicks = 200
 	// simActivityCapacity is the sim nodes' activity ring: small, so
 	// membership churn evicts past a paused follower (expired is reached).
 	simActivityCapacity = 32
@@ -66,7 +68,11 @@ type follower struct {
 	reconnect bool
 	waitUntil uint64 // the next page is asked no earlier
 	caughtUp  bool
-	seen      oracles.ChangeFollow
+	// converged: after heal, the replicas of a set converged; the next
+	// check is no earlier than convergeCheckAt.
+	converged       bool
+	convergeCheckAt uint64
+	seen            oracles.ChangeFollow
 }
 
 // followOp is the follower's next request; nil while it waits.
@@ -82,7 +88,7 @@ func (w *World) followOp(c *client) *op {
 		w.hangUp(l)
 		return nil
 	}
-	if w.healed && (f.caughtUp || w.cluster() && !w.converged()) {
+	if w.healed && (f.caughtUp || !w.followerConverged(f)) {
 		c.done = c.done || f.caughtUp
 		return nil
 	}
@@ -140,6 +146,21 @@ func (w *World) followed(a *attempt, status wire.Code, payload []byte) {
 	}
 }
 
+// followerConverged: after heal the follower reads on once the replicas
+// converged (always, for one replica). It asks at most once per
+// followConvergeEveryTicks: each check encodes every replica's image.
+func (w *World) followerConverged(f *follower) bool {
+	if !w.cluster() || f.converged {
+		return true
+	}
+	if w.tick < f.convergeCheckAt {
+		return false
+	}
+	f.convergeCheckAt = w.tick + followConvergeEveryTicks
+	f.converged = w.converged()
+	return f.converged
+}
+
 // followWait is how long the follower waits after a page that ended.
 func (w *World) followWait() uint64 {
 	if !w.healed && w.rng.IntN(followPauseOneIn) == 0 {
@@ -170,7 +191,7 @@ func (w *World) historyPage(c *client, a *attempt, rep wire.ChangesReply) {
 	f.seen.Pages = append(f.seen.Pages, oracles.ChangePage{After: f.seq, Earliest: f.cursor == "",
 		Records: rep.Records, Replica: h.idx, Next: cur.Seq})
 	f.cursor, f.seq, f.replica, f.epoch = rep.Cursor, cur.Seq, h.idx, a.link.epoch
-	if w.healed && len(rep.Records) == 0 && !rep.HasMore && (!w.cluster() || w.converged()) {
+	if w.healed && len(rep.Records) == 0 && !rep.HasMore && w.followerConverged(f) {
 		f.caughtUp, f.seen.CaughtUp = true, cur.Seq
 	}
 }
