@@ -43,6 +43,8 @@ type client struct {
 	// routes are the partitions' primaries the lookups named, so later ops
 	// of a partition go to its primary at once (routes.go).
 	routes map[oracles.PartKey]int
+	// follow is set for the change log follower (follow.go).
+	follow *follower
 }
 
 // attempt is one frame sent for an op (or a login) on one link.

@@ -81,7 +81,9 @@
 // ten simulated minutes or 100,000 ops.
 //
 // Every history event goes to package oracles: porcupine per partition,
-// the O(n) offset and consumer-offset oracles, metadata durability. In a
+// the O(n) offset and consumer-offset oracles, metadata durability. One
+// more client follows the metadata change log (follow.go): every committed
+// change once and in order, across restarts and replicas. In a
 // replica set, the convergence oracle checks every op each replica applied
 // (two replicas at one op must have applied the same prepare checksum, and
 // the newest op of a step batch, when a multiple of 4, the same state

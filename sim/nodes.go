@@ -56,7 +56,7 @@ func newNode(p nodeParams, shard uint8, marks mark.Sink) *node.Node {
 		AdvertisedHost: "127.0.0.1", TCPPort: 8090, MaxTokensPerUser: 10,
 		CheckpointEveryOps: p.CheckpointEveryOps, PartitionCheckpointEveryOps: p.CheckpointEveryOps,
 		PartitionCacheBytes: p.PartitionCacheBytes, DeferredPollMaxPending: simParkedMax,
-		HeartbeatIntervalTicks: p.HeartbeatTicks, Racks: p.Racks,
+		HeartbeatIntervalTicks: p.HeartbeatTicks, Racks: p.Racks, ChangeLogActivityCapacity: simActivityCapacity,
 		Root: &node.RootCredentials{Username: rootUsername, PasswordHash: hashPassword(rootPassword)},
 	}
 	return node.New(cfg, simCrypto{minted: new(uint64)})

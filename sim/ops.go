@@ -28,13 +28,14 @@ const (
 	opPollOther // a poll by the first or last offset, or a timestamp
 	opGroup     // a consumer group's create, join, leave or read
 	opGroupPoll // a poll by next as a group member
+	opChanges   // the follower's GetMetadataChanges (follow.go)
 )
 
 var opNames = [...]string{opSend: "send", opPoll: "poll", opPollNext: "poll-next", opStore: "store-offset",
 	opGetOffset: "get-offset", opCreateStream: "create-stream", opCreateTopic: "create-topic",
 	opCreatePartitions: "create-partitions", opListStreams: "get-streams", opGetTopic: "get-topic",
 	opChurn: "churn", opLogout: "logout", opRoutes: "routes", opPollOther: "poll-other", opGroup: "group",
-	opGroupPoll: "group-poll"}
+	opGroupPoll: "group-poll", opChanges: "metadata-changes"}
 
 func (k opKind) String() string { return opNames[k] }
 
@@ -95,7 +96,7 @@ func (w *World) retries(o *op) bool {
 	switch o.kind {
 	case opSend:
 		return w.knobs.ResendSends || o.final
-	case opPoll, opPollNext, opGetOffset, opListStreams, opGetTopic, opPollOther, opGroupPoll:
+	case opPoll, opPollNext, opGetOffset, opListStreams, opGetTopic, opPollOther, opGroupPoll, opChanges:
 		return o.final
 	}
 	return true

@@ -20,6 +20,8 @@ func (w *World) settleRead(a *attempt, o *op, status wire.Code, payload []byte) 
 		w.settlePoll(a, o, status, payload)
 	case opGroup:
 		w.settleGroup(o, status)
+	case opChanges:
+		w.followed(a, status, payload)
 	case opGetOffset:
 		w.settleGetOffset(a, o, status, payload)
 	case opCreateStream, opCreateTopic, opCreatePartitions:

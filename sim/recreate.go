@@ -196,7 +196,7 @@ func (w *World) handRecreate(a *client, rc *recreate) {
 func (w *World) recreator(a *client) *client {
 	var idle, free []*client
 	for _, c := range w.clients {
-		if c == a || len(c.plan) > 0 || c.done {
+		if c == a || len(c.plan) > 0 || c.done || c.follow != nil {
 			continue
 		}
 		free = append(free, c)

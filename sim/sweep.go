@@ -82,9 +82,10 @@ func Required(p Profile) []string {
 		// A cluster sweep must also see a primary moved by rebalancing and
 		// the placement oracle pass over partitions of two or more members.
 		return slices.Concat(oracles.ClusterRequired, heavyMarks(p), deferredClusterRequired, []string{markLeaseExpired},
-			[]string{oracles.MarkMoveCompleted, oracles.MarkBalanced})
+			[]string{oracles.MarkMoveCompleted, oracles.MarkBalanced}, followClusterRequired)
 	}
-	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks(p), deferredRequired)
+	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks(p), deferredRequired,
+		followRequired) // follow.go
 	if p == ProfileLite {
 		marks = append(marks, producerRequired...) // producers.go
 	}

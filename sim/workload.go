@@ -39,6 +39,9 @@ func encode(f func(*wire.Writer)) []byte {
 // During faults every client runs the random workload; after heal only
 // client 0 works, reading everything back.
 func (w *World) nextOp(c *client) *op {
+	if c.follow != nil {
+		return w.followOp(c) // follow.go
+	}
 	if w.healed {
 		if c.idx == 0 {
 			return w.nextFinal(c)

@@ -151,6 +151,9 @@ func newWorld(seed uint64, k Knobs, rec io.Writer) *World {
 	for i := range k.Clients {
 		w.clients = append(w.clients, w.newClient(i))
 	}
+	f := w.newClient(k.Clients) // the change log follower (follow.go)
+	f.follow = &follower{}
+	w.clients = append(w.clients, f)
 	w.trace.header(seed, k)
 	return w
 }
@@ -338,7 +341,7 @@ func (w *World) check(res *Result) {
 	for _, c := range []struct {
 		name  string
 		check func(*oracles.History) error
-	}{{"offsets", oracles.CheckOffsets}, {"consumer-offsets", func(h *oracles.History) error { return oracles.CheckConsumerOffsets(h, w.marks) }}, {"metadata", oracles.CheckMetadata}, {"exactly-once", w.checkExactlyOnce}} {
+	}{{"offsets", oracles.CheckOffsets}, {"consumer-offsets", func(h *oracles.History) error { return oracles.CheckConsumerOffsets(h, w.marks) }}, {"metadata", oracles.CheckMetadata}, {"exactly-once", w.checkExactlyOnce}, {"changes", w.checkChanges}} {
 		if err := c.check(&w.hist); err != nil {
 			if u, ok := err.(*oracles.Unrecoverable); ok {
 				w.classify(u.Rule, u.Reason)

@@ -34,6 +34,22 @@ func queryConsumer(r *http.Request) (wire.Identifier, *apiError) {
 	return id, nil
 }
 
+// queryConsumerKind reads ?kind= of an offset read: consumer (the
+// default), consumer_group (CGRP-11: a group's offsets, which its members
+// store over the binary protocol, read here without membership) or
+// external_group (CGRP-2).
+func queryConsumerKind(r *http.Request) (wire.ConsumerKind, *apiError) {
+	switch r.URL.Query().Get("kind") {
+	case "", "consumer":
+		return wire.ConsumerKindConsumer, nil
+	case "consumer_group":
+		return wire.ConsumerKindGroup, nil
+	case "external_group":
+		return wire.ConsumerKindExternalGroup, nil
+	}
+	return 0, plainError(http.StatusBadRequest, "Failed to deserialize query string: kind")
+}
+
 // queryPartition reads ?partition_id= (default 0).
 func queryPartition(r *http.Request) (uint64, *apiError) {
 	return queryUint(r, "partition_id", 0, math.MaxUint32)
@@ -63,7 +79,7 @@ type offsetJSON struct {
 	StoredOffset  uint64 `json:"stored_offset"`
 }
 
-// GET .../consumer-offsets?consumer_id=&partition_id=
+// GET .../consumer-offsets?consumer_id=&partition_id=&kind=
 func (s *Server) getOffset(c caller, w http.ResponseWriter, r *http.Request) *apiError {
 	ref, e := topicPath(r)
 	if e != nil {
@@ -77,7 +93,12 @@ func (s *Server) getOffset(c caller, w http.ResponseWriter, r *http.Request) *ap
 	if e != nil {
 		return e
 	}
+	kind, e := queryConsumerKind(r)
+	if e != nil {
+		return e
+	}
 	q := offsetRef(ref, consumer, partition)
+	q.Consumer.Kind = kind
 	view := func(o wire.ConsumerOffsetInfo) offsetJSON { return offsetJSON(o) }
 	return partitionReadError(s.servePartition(c, w, r, s.offsetCall(ref, reading, &q, func(k callKind) *apiError {
 		return readOneAs(s, c, w, k, wire.CmdGetConsumerOffset, encode(q.Encode), wire.DecodeConsumerOffsetInfo, view)

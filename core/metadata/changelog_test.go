@@ -268,3 +268,24 @@ func TestChangeLogTimeRange(t *testing.T) {
 		t.Fatalf("after the range %+v", p)
 	}
 }
+
+// A cursor an empty log handed out continues the history that began since:
+// a follower that started on a fresh node sees the first records, not
+// reset. (covers MCL-9, MCL-24)
+func TestChangeLogCursorOfEmptyLogContinues(t *testing.T) {
+	h := &harness{t: t, s: New(), now: 1_700_000_000_000_000}
+	empty := h.s.Changes(wire.ChangesRequest{Start: wire.ChangeStartEarliest, Limit: 10})
+	if empty.Status != wire.ChangeStatusOK || len(empty.Records) != 0 || empty.Cursor == "" {
+		t.Fatalf("empty log: %+v", empty)
+	}
+	h.ok(RootUserID, &CreateUser{Username: "iggy", PasswordHash: rootHash, Status: UserActive})
+	p := h.s.Changes(wire.ChangesRequest{Start: wire.ChangeStartCursor, Token: empty.Cursor, Limit: 10})
+	if p.Status != wire.ChangeStatusOK || kinds(p.Records) != "user.created" {
+		t.Fatalf("after the first record: status %d, %s", p.Status, kinds(p.Records))
+	}
+	c, _ := wire.ParseChangeCursor(p.Cursor)
+	other := wire.ChangeCursor{History: c.History + 2, Seq: 0, Op: c.Op}
+	if q := h.s.Changes(wire.ChangesRequest{Start: wire.ChangeStartCursor, Token: other.String(), Limit: 10}); q.Status != wire.ChangeStatusReset {
+		t.Fatalf("a cursor of another history at seq 0: status %d", q.Status)
+	}
+}

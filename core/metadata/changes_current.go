@@ -52,7 +52,7 @@ func (s *State) Current(q wire.ChangesRequest) wire.ChangesReply {
 func (s *State) endCursor() wire.ChangeCursor {
 	h := s.changes.history
 	if h == 0 {
-		h = 1
+		h = emptyHistory
 	}
 	return wire.ChangeCursor{History: h, Seq: s.changes.lastSeq, Op: s.lastOp}
 }

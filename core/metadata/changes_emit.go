@@ -276,3 +276,53 @@ func topicOptionsView(t *Topic) map[string]any {
 }
 
 func u32p(v uint32) *uint32 { return &v }
+
+// SessionChange is a session's start or end as the client table applied
+// it (the client table lives in the node, its ops are the metadata
+// group's Register and Logout prepares).
+type SessionChange struct {
+	Client  ClientID
+	Session uint64
+	// Previous is the session a start replaced under the same client id.
+	Previous uint64
+	// Reason says why a session ended: logout, expired, user_deleted or
+	// user_deactivated.
+	Reason string
+	// ByUser: the session's own user acted (a login or a logout); false
+	// for server actions such as lease expiry (MCL-27).
+	ByUser bool
+	User   uint32
+}
+
+type sessionJSON struct {
+	ClientLo uint64 `json:"client_lo"`
+	ClientHi uint64 `json:"client_hi"`
+	Session  uint64 `json:"session"`
+	Previous uint64 `json:"previous_session,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// RecordSession appends the record of a session's start ("session.started")
+// or end ("session.ended") to the activity ring (MCL-1, MCL-30). It runs at
+// the op that committed it on every replica alike, so it advances the op
+// cursors carry, as a command does.
+func (s *State) RecordSession(ctx Ctx, started bool, c SessionChange) {
+	kind := "session.ended"
+	if started {
+		kind = "session.started"
+	}
+	b := struct {
+		Session sessionJSON `json:"session"`
+		User    ref         `json:"user"`
+	}{sessionJSON{ClientLo: c.Client.Lo, ClientHi: c.Client.Hi, Session: c.Session, Previous: c.Previous, Reason: c.Reason}, ref{ID: c.User}}
+	body, err := json.Marshal(b)
+	if err != nil {
+		return // every field is a plain value, so it cannot happen
+	}
+	s.lastOp = max(s.lastOp, ctx.Op)
+	rec := wire.ChangeRecord{Group: wire.GroupSessions, Kind: kind, Body: body}
+	if c.ByUser {
+		rec.HasUser, rec.UserID = true, ctx.UserID
+	}
+	s.appendChange(ctx, rec)
+}

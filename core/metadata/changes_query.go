@@ -8,7 +8,7 @@ func (s *State) Changes(q wire.ChangesRequest) wire.ChangesReply {
 	l := &s.changes
 	end := wire.ChangeCursor{History: l.history, Seq: l.lastSeq, Op: s.lastOp}
 	if l.history == 0 {
-		end.History = 1 // an empty log still hands out a cursor
+		end.History = emptyHistory // an empty log still hands out a cursor
 	}
 	// earliest starts where the log is complete for the requested groups,
 	// so a cursor taken from it expires only through later evictions.
@@ -21,7 +21,7 @@ func (s *State) Changes(q wire.ChangesRequest) wire.ChangesReply {
 		switch {
 		case c.Op > s.lastOp:
 			return wire.ChangesReply{Status: wire.ChangeStatusBehind} // MCL-22
-		case c.History != end.History || c.Seq > l.lastSeq:
+		case !sameHistory(c, end.History) || c.Seq > l.lastSeq:
 			return wire.ChangesReply{Status: wire.ChangeStatusReset} // MCL-24
 		case l.lost(q, c.Seq):
 			return wire.ChangesReply{Status: wire.ChangeStatusExpired} // MCL-23
@@ -29,6 +29,17 @@ func (s *State) Changes(q wire.ChangesRequest) wire.ChangesReply {
 		after = c.Seq
 	}
 	return l.page(q, after, end)
+}
+
+// emptyHistory is the history an empty log hands out in its cursors.
+const emptyHistory = 1
+
+// sameHistory reports whether cursor c continues the log of history h. A
+// cursor an empty log handed out (history 1, seq 0) has seen no record of
+// any history, so it continues whichever history began since: before, a
+// follower that started on a fresh node got reset at the first record.
+func sameHistory(c wire.ChangeCursor, h uint64) bool {
+	return c.History == h || (c.History == emptyHistory && c.Seq == 0)
 }
 
 // lost reports whether a ring holding a requested group evicted a record

@@ -89,7 +89,8 @@ func (n *Node) applyCommand(p *vsr.Prepare, replaying bool) []byte {
 		n.fatal("op %d: undecodable command: %v", p.Op, err)
 		return nil
 	}
-	res := n.meta.Apply(metadata.Ctx{Op: p.Op, NowMicros: p.Timestamp, UserID: p.UserID}, cmd)
+	n.applying = metadata.Ctx{Op: p.Op, NowMicros: p.Timestamp, UserID: p.UserID}
+	res := n.meta.Apply(n.applying, cmd)
 	n.applyEffects(res.Effects, replaying)
 	if res.Code == wire.OK && changesRetention(cmd) {
 		n.retune()

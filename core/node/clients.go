@@ -191,7 +191,10 @@ func (n *Node) applyRegister(p *vsr.Prepare) (*client, registerOutcome) {
 		e = &client{userID: r.userID}
 		n.clients[id] = e
 	}
+	previous := e.session
 	e.session = p.Op
+	n.meta.RecordSession(metadata.Ctx{Op: p.Op, NowMicros: p.Timestamp, UserID: r.userID}, true,
+		metadata.SessionChange{Client: metadataClientID(id), Session: p.Op, Previous: previous, ByUser: true, User: r.userID})
 	return e, registerApplied
 }
 
@@ -199,12 +202,18 @@ func (n *Node) applyRegister(p *vsr.Prepare) (*client, registerOutcome) {
 func (n *Node) applyLogout(p *vsr.Prepare) {
 	id := wire.U128{Lo: p.ClientLo, Hi: p.ClientHi}
 	e, ok := n.clients[id]
-	if !ok || len(p.Body) != 8 || e.session != binary.LittleEndian.Uint64(p.Body) {
+	if !ok || (len(p.Body) != 8 && len(p.Body) != 9) || e.session != binary.LittleEndian.Uint64(p.Body) {
 		return // that session is gone already, or was replaced by a newer one
 	}
 	delete(n.clients, id)
 	n.sessionsEnded([]partition.Session{{Client: id, ID: e.session}})
 	n.meta.Apply(metadata.Ctx{Op: p.Op, NowMicros: p.Timestamp}, &metadata.RemoveMember{Client: metadataClientID(id)})
+	explicit := len(p.Body) == 9 && p.Body[8] == logoutByClient
+	end := metadata.SessionChange{Client: metadataClientID(id), Session: e.session, Reason: "expired", User: e.userID}
+	if explicit {
+		end.Reason, end.ByUser = "logout", true
+	}
+	n.meta.RecordSession(metadata.Ctx{Op: p.Op, NowMicros: p.Timestamp, UserID: e.userID}, false, end)
 	for _, c := range n.sortedConns() {
 		if c.bound && c.client == id {
 			c.bound = false
@@ -216,7 +225,7 @@ func (n *Node) applyLogout(p *vsr.Prepare) {
 // part of the op that did it, so it happens alike on every replica (SESS-14):
 // the entries go, their group memberships go, and the connections bound to
 // them get eviction 1 at their next request.
-func (n *Node) endSessionsOf(userID uint32) {
+func (n *Node) endSessionsOf(userID uint32, reason string) {
 	var ids []wire.U128
 	for id, e := range n.clients {
 		if e.userID == userID {
@@ -228,8 +237,10 @@ func (n *Node) endSessionsOf(userID uint32) {
 	ended := make([]partition.Session, len(ids))
 	for i, id := range ids {
 		ended[i] = partition.Session{Client: id, ID: n.clients[id].session}
-		delete(n.clients, id)
 		members[i] = metadataClientID(id)
+		n.meta.RecordSession(n.applying, false, metadata.SessionChange{Client: members[i], Session: n.clients[id].session,
+			Reason: reason, ByUser: true, User: userID})
+		delete(n.clients, id)
 	}
 	n.meta.RemoveMembers(members)
 	n.sessionsEnded(ended)

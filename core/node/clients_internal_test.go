@@ -18,6 +18,7 @@ import (
 // covers SESS-30, SESS-29
 func TestRegisterAppliesCommittedCapacity(t *testing.T) {
 	n := New(Config{ServerVersion: "test", SegmentSizeBytes: 1 << 20, ClientsTableMax: 100}, nil)
+	n.meta = metadata.New() // the register records the session in the change log
 	n.clients[wire.U128{Lo: 1}] = &client{userID: 0, session: 1}
 	n.clients[wire.U128{Lo: 2}] = &client{userID: 0, session: 2}
 	body := func(capacity uint32, seen uint64) []byte {

@@ -120,6 +120,9 @@ func (n *Node) fetchPartOf(c *conn, s *metadata.Stream, t *metadata.Topic, cons 
 	case code != wire.OK:
 	case pid != p.PartitionID:
 		code = wire.ConsumerGroupPartitionNotOwned
+		if g, _ := n.meta.Group(wire.NumericID(s.ID), wire.NumericID(t.ID), cons.ID); g != nil {
+			n.notOwned(c.client, s.ID, t.ID, g.ID, p.PartitionID)
+		}
 	case !n.hasPartition(k):
 		code = wire.PartitionNotFound
 	case p.Incarnation != 0 && p.Incarnation != revision:

@@ -133,10 +133,17 @@ func (n *Node) logout(c *conn, h wire.RequestHeader) {
 		n.raw(c, h)
 		return
 	}
-	if !n.proposeFor(c, h, logoutPrepare(c.client, c.session, n.now.NowMicros), "") {
+	p := logoutPrepare(c.client, c.session, n.now.NowMicros)
+	p.Body = append(p.Body, logoutByClient) // the session's own user ends it (MCL-27)
+	if !n.proposeFor(c, h, p, "") {
 		n.deny(c, h, wire.TransientNotAccepted)
 	}
 }
+
+// logoutByClient, a Logout body's optional ninth byte, marks a logout the
+// client asked for; without it (lease expiry, a stale member, journals of
+// older builds) the server ended the session.
+const logoutByClient = 1
 
 // logoutPrepare ends the session of client numbered session. The number is
 // in the op, so a logout that commits after the client registered again (a

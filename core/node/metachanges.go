@@ -38,3 +38,7 @@ func (n *Node) sizeChangeLog() {
 	}
 	n.meta.SetChangeLogCapacity(res, act)
 }
+
+// MetadataChanges answers a history request from this node's log, as
+// command 17 would, for the simulator's change log oracle.
+func (n *Node) MetadataChanges(q wire.ChangesRequest) wire.ChangesReply { return n.meta.Changes(q) }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/iggygo/iggy/core/group"
+	"github.com/iggygo/iggy/core/metadata"
 	"github.com/iggygo/iggy/internal/assert"
 	"github.com/iggygo/iggy/io/bus"
 	"github.com/iggygo/iggy/io/clock"
@@ -56,6 +57,9 @@ type Node struct {
 	crypto Crypto
 	now    clock.Tick
 	ready  Ready
+	// applying is the context of the command being applied, for the
+	// records the node adds to its op (sessions a user's deletion ends).
+	applying metadata.Ctx
 
 	nextReqID storage.ReqID
 	owners    map[storage.ReqID]owner

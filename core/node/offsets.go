@@ -42,6 +42,7 @@ func (n *Node) offsetTarget(c *conn, ref wire.ConsumerOffsetRef, action metadata
 	if kind == partition.Group && action == metadata.ActionPollMessages && ref.Partition.Given {
 		g, _ := n.meta.Group(wire.NumericID(s.ID), wire.NumericID(t.ID), ref.Consumer.ID)
 		if !n.meta.GroupOwns(wire.NumericID(s.ID), wire.NumericID(t.ID), wire.NumericID(g.ID), metadataClientID(c.client), pid) {
+			n.notOwned(c.client, s.ID, t.ID, g.ID, pid)
 			return partKey{}, 0, 0, wire.ConsumerGroupPartitionNotOwned
 		}
 	}
@@ -224,4 +225,13 @@ func (n *Node) topicDurability(k partKey) durability {
 		assert.Failf("partition %v without its topic", k)
 	}
 	return n.durability(topicKey{k.stream, k.topic}, t)
+}
+
+// notOwned logs the diagnostic of a 5009 (ConsumerGroupPartitionNotOwned):
+// it names the member by its full 128-bit VSR client id (CGRP-6), the
+// identity group membership uses, not the 32-bit connection id GetClient
+// shows.
+func (n *Node) notOwned(client wire.U128, stream, topic, group, partition uint32) {
+	n.logf("consumer group %d of stream %d topic %d: client %016x%016x does not own partition %d (5009)",
+		group, stream, topic, client.Hi, client.Lo, partition)
 }

@@ -187,9 +187,9 @@ func (n *Node) applyEffects(effects []metadata.Effect, replaying bool) {
 				n.startDrain(e)
 			}
 		case metadata.UserDeleted:
-			n.endSessionsOf(e.User)
+			n.endSessionsOf(e.User, "user_deleted")
 		case metadata.UserDeactivated:
-			n.endSessionsOf(e.User)
+			n.endSessionsOf(e.User, "user_deactivated")
 		case metadata.PartitionTruncated:
 			k := partKey{e.Stream, e.Topic, e.Partition}
 			if log, ok := n.partitions[k]; ok && !replaying {
