@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/iggygo/iggy/core/group"
+	"github.com/iggygo/iggy/core/partition"
 	"github.com/iggygo/iggy/core/vsr"
 	"github.com/iggygo/iggy/wire"
 )
@@ -73,6 +74,9 @@ type pgroup struct {
 	parked []parkedRead
 	// waiting are the requests proposed here, by op.
 	waiting map[uint64]pgroupWaiter
+	// producers is the idempotent producer table of the applied ops
+	// (pgroup_producers.go).
+	producers *partition.Producers
 }
 
 // pgroupWaiter is a request waiting for its op to apply on this primary.
@@ -134,7 +138,8 @@ func (n *Node) rebudgetGroups() {
 // opens.
 func (n *Node) openGroup(k partKey, rev uint64) {
 	n.pgroupGen++
-	g := &pgroup{key: k, rev: rev, gen: n.pgroupGen, waiting: map[uint64]pgroupWaiter{}, inflight: map[uint64]uint64{}}
+	g := &pgroup{key: k, rev: rev, gen: n.pgroupGen, waiting: map[uint64]pgroupWaiter{}, inflight: map[uint64]uint64{},
+		producers: partition.NewProducers()}
 	if p := n.partMeta(k); p != nil {
 		g.members, g.first = p.Members, p.FirstPrimary
 	}

@@ -65,6 +65,8 @@ func (n *Node) applyGroupOp(g *pgroup, p vsr.Prepare) {
 	switch p.Kind {
 	case vsr.KindAppend:
 		n.applyAppend(g, log, p, w, waited)
+	case vsr.KindProducerAppend:
+		n.applyProducerAppend(g, log, p, w, waited)
 	case vsr.KindStoreOffset, vsr.KindDeleteOffset:
 		n.applyOffsetOp(g, log, p, w, waited)
 	case vsr.KindBarrier:

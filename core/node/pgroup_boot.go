@@ -71,7 +71,7 @@ func (b groupBooter) Read(r *group.Read) {
 // Image checks the image of the superblock's checkpoint and takes the log
 // length it names.
 func (b groupBooter) Image(sb vsr.Superblock, img []byte) bool {
-	next, _, err := decodeGroupImage(img)
+	decoded, err := decodeGroupImage(img)
 	if err == nil && !group.ImageMatches(sb, img) {
 		err = errors.New("it does not match the superblock's checksum")
 	}
@@ -79,7 +79,7 @@ func (b groupBooter) Image(sb vsr.Superblock, img []byte) bool {
 		b.n.fatal("refusing %s: %v", b.g.imagePath(sb.CheckpointOp), err)
 		return false
 	}
-	b.g.nextOffset = next
+	b.g.nextOffset, b.g.producers = decoded.next, decoded.producers
 	return true
 }
 

@@ -3,6 +3,7 @@ package node
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/iggygo/iggy/core/group"
@@ -32,17 +33,20 @@ const (
 // pgroupInstall is a state transfer whose messages are being fetched, or
 // a refetch of messages the log lost (in is nil).
 type pgroupInstall struct {
-	in      *vsr.Install
-	next    uint64 // the log length the checkpoint names
-	offsets []partition.StoredOffset
-	source  uint8
-	askedAt uint64
-	lost    bool // a group of one lost them: nothing to fetch from
+	in        *vsr.Install
+	next      uint64 // the log length the checkpoint names
+	offsets   []partition.StoredOffset
+	producers *partition.Producers // the checkpoint's producer table
+	source    uint8
+	askedAt   uint64
+	lost      bool // a group of one lost them: nothing to fetch from
 }
 
 // encodeGroupImage: [log length u64][count u32], then count × [kind u8]
-// [consumer u32][offset u64].
-func encodeGroupImage(next uint64, offs []partition.StoredOffset) []byte {
+// [consumer u32][offset u64], then the producer table
+// (partition.Producers.AppendImage). An image written before producer
+// tables were kept ends after the offsets: its table is empty.
+func encodeGroupImage(next uint64, offs []partition.StoredOffset, producers *partition.Producers) []byte {
 	b := make([]byte, 0, groupImageHeaderBytes+groupImageEntryBytes*len(offs))
 	b = binary.LittleEndian.AppendUint64(b, next)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(offs)))
@@ -51,27 +55,43 @@ func encodeGroupImage(next uint64, offs []partition.StoredOffset) []byte {
 		b = binary.LittleEndian.AppendUint32(b, o.ID)
 		b = binary.LittleEndian.AppendUint64(b, o.Offset)
 	}
-	return b
+	return producers.AppendImage(b)
 }
 
-func decodeGroupImage(b []byte) (uint64, []partition.StoredOffset, error) {
+// groupImage is a decoded partition group checkpoint image.
+type groupImage struct {
+	next      uint64
+	offsets   []partition.StoredOffset
+	producers *partition.Producers
+}
+
+func decodeGroupImage(b []byte) (groupImage, error) {
 	if len(b) < groupImageHeaderBytes {
-		return 0, nil, errors.New("short partition image")
+		return groupImage{}, errors.New("short partition image")
 	}
 	next, count := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint32(b[8:])
-	if count > groupImageOffsetsMax || uint64(len(b)) != groupImageHeaderBytes+uint64(count)*groupImageEntryBytes {
-		return 0, nil, errors.New("partition image length does not match its offsets")
+	end := groupImageHeaderBytes + uint64(count)*groupImageEntryBytes
+	if count > groupImageOffsetsMax || uint64(len(b)) < end {
+		return groupImage{}, errors.New("partition image length does not match its offsets")
 	}
 	offs := make([]partition.StoredOffset, count)
 	for i := range offs {
 		e := b[groupImageHeaderBytes+i*groupImageEntryBytes:]
 		kind := partition.OffsetKind(e[0])
 		if kind < partition.Consumer || kind > partition.External {
-			return 0, nil, errors.New("partition image holds an unknown offset kind")
+			return groupImage{}, errors.New("partition image holds an unknown offset kind")
 		}
 		offs[i] = partition.StoredOffset{Kind: kind, ID: binary.LittleEndian.Uint32(e[1:]), Offset: binary.LittleEndian.Uint64(e[5:])}
 	}
-	return next, offs, nil
+	img := groupImage{next: next, offsets: offs, producers: partition.NewProducers()}
+	if uint64(len(b)) > end {
+		p, err := partition.DecodeProducersImage(b[end:])
+		if err != nil {
+			return groupImage{}, fmt.Errorf("partition image: %w", err)
+		}
+		img.producers = p
+	}
+	return img, nil
 }
 
 // refetch fetches the messages from the end of the log up to where the
@@ -105,15 +125,15 @@ func (g *pgroup) peerFrom(r uint8) uint8 {
 
 // startGroupInstall begins installing a state transfer the replica fetched.
 func (n *Node) startGroupInstall(g *pgroup, in *vsr.Install) {
-	next, offs, err := decodeGroupImage(in.Image)
+	img, err := decodeGroupImage(in.Image)
 	if err != nil {
 		// The replica checked the bytes against the checkpoint's checksum:
 		// a peer served a bad image, a bug, not a fault.
 		n.fatal("partition group %s: state transfer image of op %d is invalid: %v", g.dir(), in.Checkpoint.Op, err)
 		return
 	}
-	g.installing = &pgroupInstall{in: in, next: next, offsets: offs, source: g.global(in.Source)}
-	n.logf("partition group %s: installing checkpoint op %d (%d messages) from replica %d", g.dir(), in.Checkpoint.Op, next, in.Source)
+	g.installing = &pgroupInstall{in: in, next: img.next, offsets: img.offsets, producers: img.producers, source: g.global(in.Source)}
+	n.logf("partition group %s: installing checkpoint op %d (%d messages) from replica %d", g.dir(), in.Checkpoint.Op, img.next, in.Source)
 	n.continueGroupInstall(g)
 }
 
@@ -188,9 +208,9 @@ func (n *Node) applyImageOffsets(g *pgroup, log *partition.Log, in *pgroupInstal
 // groupInstalled: the installed checkpoint is durable and the replica
 // resumed from it; so does the group.
 func (n *Node) groupInstalled(g *pgroup, ck *group.Checkpoint) {
-	next := g.installing.next
+	next, producers := g.installing.next, g.installing.producers
 	g.installing = nil
-	g.applied, g.appliedChecksum, g.nextOffset = ck.CP.Op, ck.CP.Checksum, next
+	g.applied, g.appliedChecksum, g.nextOffset, g.producers = ck.CP.Op, ck.CP.Checksum, next, producers
 	for len(g.held) > 0 && g.held[0].Op <= ck.CP.Op {
 		g.held = g.held[1:] // the checkpoint covers them
 	}

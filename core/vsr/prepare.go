@@ -34,6 +34,10 @@ const (
 	KindStoreOffset  Kind = 5 // a consumer offset: kind u8, consumer u32, offset u64
 	KindDeleteOffset Kind = 6 // a consumer offset delete: kind u8, consumer u32
 	KindBarrier      Kind = 7 // no state: a poll is served once it commits (linearizable reads)
+	// KindProducerAppend is an idempotent producer's batch: its
+	// partition.ProducerBatch (24 bytes), then the record, appended and
+	// recorded in the producer table at its commit.
+	KindProducerAppend Kind = 8
 )
 
 // Prepare is one op of the log: who asked, when, and the body to apply.
