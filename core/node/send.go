@@ -231,6 +231,12 @@ func (n *Node) sendReply(c *conn, h wire.RequestHeader, k partKey, base uint64) 
 func (n *Node) producerAppend(c *conn, h wire.RequestHeader, k partKey, log *partition.Log, b []byte,
 	policy durability, pb partition.ProducerBatch) (token, base uint64, ok bool) {
 	v := log.Producers().Check(pb, max(n.now.NowMicros, log.LastTimestamp()))
+	if v.Dup && log.ProducersSyncing() {
+		// The batch may be only in the page cache a killed process left.
+		n.cfg.Marks.Hit("node.producer.dedup_waits_boot_sync")
+		n.deny(c, h, wire.TransientNotAccepted)
+		return 0, 0, false
+	}
 	if !n.producerVerdict(c, h, k, v) {
 		return 0, 0, false
 	}
