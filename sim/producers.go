@@ -9,15 +9,15 @@ import (
 )
 
 // Idempotent producers in the workload (IDEM-3..8) and their
-// exactly-once oracle. On lite runs whose seed is odd, every send
-// is a producer batch: each partition has one producer id, and a client
+// exactly-once oracle. On lite, swarm and cluster runs whose seed is odd,
+// every send is a producer batch: each partition has one producer id, and a client
 // that sends to it takes the producer over with the next epoch (fencing
 // the client that had it, as a restarted producer fences its zombie), so
 // two clients sending to one partition exercise fencing, resends after
 // lost replies exercise deduplication, and a resend while the first write
 // is in flight gets 57.
 
-// producerRequired are the marks a standalone sweep must hit: a resend
+// producerRequired are the marks a lite or swarm sweep must hit: a resend
 // answered from the table, a fenced epoch, a 57 on an uncommitted
 // duplicate, and the oracle having producer batches to check.
 var producerRequired = []string{"node.producer.dedup", "node.producer.fenced",
@@ -66,9 +66,8 @@ func producerID(k oracles.PartKey) uint64 {
 }
 
 // producersOn says whether this run's sends are producer batches: odd
-// seeds of the lite profile. Swarm seed 7 with producers on fails the
-// partition linearizability check (a first attempt answered as failed
-// whose batch is in the log; not yet understood), so swarm stays off.
+// seeds of the lite, swarm and cluster profiles (the liveness profile
+// checks progress, not data).
 func (w *World) producersOn() bool {
 	return w.knobs.Profile != ProfileLiveness && w.seed%2 == 1
 }

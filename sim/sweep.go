@@ -85,7 +85,7 @@ func Required(p Profile) []string {
 			[]string{oracles.MarkMoveCompleted, oracles.MarkBalanced})
 	}
 	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks(p), deferredRequired)
-	if p == ProfileLite {
+	if p == ProfileLite || p == ProfileSwarm {
 		marks = append(marks, producerRequired...) // producers.go
 	}
 	if p == ProfileLite { // swarm and liveness seeds abandon no session
