@@ -102,13 +102,3 @@ func TestClusterIdempotentProducerAcrossKills(t *testing.T) {
 		}
 	}
 }
-
-// newIdemBatch reserves the producer's next batch.
-func newIdemBatch(p *client.Producer) idemPending {
-	first := p.Next(idemBatch)
-	b := idemPending{first: first, msgs: make([]client.Message, idemBatch)}
-	for i := range b.msgs {
-		b.msgs[i] = client.Message{ID: messageID(0x1D, first+uint64(i)), Payload: []byte("idempotent")}
-	}
-	return b
-}

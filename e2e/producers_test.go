@@ -96,11 +96,7 @@ func TestIdempotentProducerResendsAcrossKill(t *testing.T) {
 // server died), and returns the batch whose outcome it does not know.
 func produceIdempotent(c *client.Client, p *client.Producer) *idemPending {
 	for range idemBatchesMax {
-		first := p.Next(idemBatch)
-		b := idemPending{first: first, msgs: make([]client.Message, idemBatch)}
-		for i := range b.msgs {
-			b.msgs[i] = client.Message{ID: messageID(0x1D, first+uint64(i)), Payload: []byte("idempotent")}
-		}
+		b := newIdemBatch(p)
 		if _, err := sendTwice(c, p, b); err != nil {
 			return &b
 		}
@@ -150,4 +146,14 @@ func TestIdempotentProducerRefusals(t *testing.T) {
 	if got := pollAll(t, c, stream, topic, 0); len(got) != 1 {
 		t.Fatalf("partition holds %d messages, want 1", len(got))
 	}
+}
+
+// newIdemBatch reserves the producer's next batch.
+func newIdemBatch(p *client.Producer) idemPending {
+	first := p.Next(idemBatch)
+	b := idemPending{first: first, msgs: make([]client.Message, idemBatch)}
+	for i := range b.msgs {
+		b.msgs[i] = client.Message{ID: messageID(0x1D, first+uint64(i)), Payload: []byte("idempotent")}
+	}
+	return b
 }
