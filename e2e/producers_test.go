@@ -30,7 +30,7 @@ type idemPending struct {
 }
 
 // A producer sends every batch twice (the second send must get the first
-// one's offset and write nothing) while the server is killed with SIGKILL
+// one's offset and write nothing) to a persisted topic while the server is killed with SIGKILL
 // at random points; after each restart it sends the batch it had in flight
 // again, twice. In the end the partition holds every message exactly once,
 // in sequence order.
@@ -44,7 +44,15 @@ func TestIdempotentProducerResendsAcrossKill(t *testing.T) {
 	}
 	s := startServer(t, serverConfig{dataDir: newDataDir(t), defaultRoot: true})
 	c := s.root()
-	stream, topic := createStreamTopic(t, c, "idem", "log", 1)
+	st, err := c.CreateStream("idem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.CreateTopic(wire.NumericID(st.ID), "log", 1, wire.Options{strOption(wire.OptDurability, "persisted")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, topic := wire.NumericID(st.ID), wire.NumericID(d.Topic.ID)
 	p, err := c.NewProducer(stream, topic, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -88,11 +96,7 @@ func TestIdempotentProducerResendsAcrossKill(t *testing.T) {
 // server died), and returns the batch whose outcome it does not know.
 func produceIdempotent(c *client.Client, p *client.Producer) *idemPending {
 	for range idemBatchesMax {
-		first := p.Next(idemBatch)
-		b := idemPending{first: first, msgs: make([]client.Message, idemBatch)}
-		for i := range b.msgs {
-			b.msgs[i] = client.Message{ID: messageID(0x1D, first+uint64(i)), Payload: []byte("idempotent")}
-		}
+		b := newIdemBatch(p)
 		if _, err := sendTwice(c, p, b); err != nil {
 			return &b
 		}
@@ -142,4 +146,14 @@ func TestIdempotentProducerRefusals(t *testing.T) {
 	if got := pollAll(t, c, stream, topic, 0); len(got) != 1 {
 		t.Fatalf("partition holds %d messages, want 1", len(got))
 	}
+}
+
+// newIdemBatch reserves the producer's next batch.
+func newIdemBatch(p *client.Producer) idemPending {
+	first := p.Next(idemBatch)
+	b := idemPending{first: first, msgs: make([]client.Message, idemBatch)}
+	for i := range b.msgs {
+		b.msgs[i] = client.Message{ID: messageID(0x1D, first+uint64(i)), Payload: []byte("idempotent")}
+	}
+	return b
 }

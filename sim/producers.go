@@ -9,15 +9,15 @@ import (
 )
 
 // Idempotent producers in the workload (IDEM-3..8) and their
-// exactly-once oracle. On lite runs whose seed is odd, every send
-// is a producer batch: each partition has one producer id, and a client
+// exactly-once oracle. On lite, swarm and cluster runs whose seed is odd,
+// every send is a producer batch: each partition has one producer id, and a client
 // that sends to it takes the producer over with the next epoch (fencing
 // the client that had it, as a restarted producer fences its zombie), so
 // two clients sending to one partition exercise fencing, resends after
 // lost replies exercise deduplication, and a resend while the first write
 // is in flight gets 57.
 
-// producerRequired are the marks a standalone sweep must hit: a resend
+// producerRequired are the marks a lite or swarm sweep must hit: a resend
 // answered from the table, a fenced epoch, a 57 on an uncommitted
 // duplicate, and the oracle having producer batches to check.
 var producerRequired = []string{"node.producer.dedup", "node.producer.fenced",
@@ -43,6 +43,9 @@ type producers struct {
 	holds   map[producerHold]producerSeq // per client and partition
 	batches map[uint64]producerBatch     // by batch number
 	order   []uint64                     // batch numbers in the order sent first
+	// acked are the batches a resend was acknowledged for (its first
+	// attempt's outcome unknown): present at the end (checkAcknowledged).
+	acked []uint64
 }
 
 type producerHold struct {
@@ -63,11 +66,10 @@ func producerID(k oracles.PartKey) uint64 {
 }
 
 // producersOn says whether this run's sends are producer batches: odd
-// seeds of the lite profile. Swarm seed 7 with producers on fails the
-// partition linearizability check (a first attempt answered as failed
-// whose batch is in the log; not yet understood), so swarm stays off.
+// seeds of the lite, swarm and cluster profiles (the liveness profile
+// checks progress, not data).
 func (w *World) producersOn() bool {
-	return w.knobs.Replicas == 1 && w.knobs.Profile == ProfileLite && w.seed%2 == 1
+	return w.knobs.Profile != ProfileLiveness && w.seed%2 == 1
 }
 
 // producerSendOp draws a send of client c as its producer batch.
@@ -119,6 +121,7 @@ func (w *World) producerSettled(a *attempt, status wire.Code, payload []byte) bo
 		}
 		if confs, code := wire.DecodeSendConfirmations(payload); code == wire.OK && len(confs) == 1 {
 			w.marks.Hit("sim.producer.resend_acknowledged")
+			w.prod.acked = append(w.prod.acked, o.batch)
 		}
 		return true
 	case wire.ProducerEpochFenced:
@@ -126,6 +129,11 @@ func (w *World) producerSettled(a *attempt, status wire.Code, payload []byte) bo
 	case wire.ProducerSequenceOutOfOrder:
 		w.marks.Hit("sim.producer.gap")
 	case wire.TransientNotCommitted:
+		if w.knobs.Replicas > 1 {
+			// In a replica set 57 also answers an op whose primary lost
+			// its primacy, which may still commit: indefinite, as any send's.
+			return false
+		}
 		// On a standalone node only the producer check answers a send
 		// 57: this attempt wrote nothing (its first attempt holds it).
 		w.marks.Hit("sim.producer.uncommitted_duplicate")
@@ -185,6 +193,32 @@ func (w *World) checkExactlyOnce(h *oracles.History) error {
 	}
 	if len(w.prod.batches) > 0 {
 		w.marks.Hit("oracle.exactly_once.checked")
+	}
+	return w.checkAcknowledged(h, seen)
+}
+
+// checkAcknowledged: a batch acknowledged only to a resend is in the
+// read-back, on lite runs (no deletes, truncations or damage there), unless
+// a crash may have taken it: a power loss takes what a topic that is not
+// persisted acknowledged, any crash what a topic of durability none did.
+func (w *World) checkAcknowledged(h *oracles.History, seen map[oracles.PartKey]map[uint64]int) error {
+	if w.knobs.Profile != ProfileLite {
+		return nil
+	}
+	powerLoss := slices.ContainsFunc(h.Crashes, func(c oracles.Crash) bool { return c.Kind == oracles.CrashPowerLoss })
+	for _, b := range w.prod.acked {
+		pb := w.prod.batches[b]
+		switch {
+		case pb.topic.policy == oracles.DurabilityNone && len(h.Crashes) > 0:
+			continue
+		case powerLoss && pb.topic.policy != oracles.DurabilityPersisted:
+			continue
+		}
+		if _, ok := seen[pb.part][b]; !ok {
+			return fmt.Errorf("producer batch %d (epoch %d, sequence %d), acknowledged to a resend, is not in %s/%s/%d",
+				b, pb.epoch, pb.seq, pb.part.Stream, pb.part.Topic, pb.part.Partition)
+		}
+		w.marks.Hit("oracle.exactly_once.resend_present")
 	}
 	return nil
 }

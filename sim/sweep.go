@@ -86,7 +86,7 @@ func Required(p Profile) []string {
 	}
 	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks(p), deferredRequired,
 		followRequired) // follow.go
-	if p == ProfileLite {
+	if p == ProfileLite || p == ProfileSwarm {
 		marks = append(marks, producerRequired...) // producers.go
 	}
 	if p == ProfileLite { // swarm and liveness seeds abandon no session

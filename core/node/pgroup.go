@@ -79,6 +79,9 @@ type pgroup struct {
 	receipts *partition.Receipts
 	// receiptsSweptAt is the tick of the last sweep of them (local).
 	receiptsSweptAt uint64
+	// producers is the idempotent producer table of the applied ops
+	// (pgroup_producers.go).
+	producers *partition.Producers
 }
 
 // pgroupWaiter is a request waiting for its op to apply on this primary.
@@ -141,7 +144,7 @@ func (n *Node) rebudgetGroups() {
 func (n *Node) openGroup(k partKey, rev uint64) {
 	n.pgroupGen++
 	g := &pgroup{key: k, rev: rev, gen: n.pgroupGen, waiting: map[uint64]pgroupWaiter{}, inflight: map[uint64]uint64{},
-		receipts: partition.NewReceipts()}
+		receipts: partition.NewReceipts(), producers: partition.NewProducers()}
 	if p := n.partMeta(k); p != nil {
 		g.members, g.first = p.Members, p.FirstPrimary
 	}

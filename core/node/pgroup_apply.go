@@ -69,6 +69,8 @@ func (n *Node) applyGroupOp(g *pgroup, p vsr.Prepare) {
 		n.applySessionAppend(g, log, p, w, waited)
 	case vsr.KindRetire:
 		n.applyRetire(g, p)
+	case vsr.KindProducerAppend:
+		n.applyProducerAppend(g, log, p, w, waited)
 	case vsr.KindStoreOffset, vsr.KindDeleteOffset:
 		n.applyOffsetOp(g, log, p, w, waited)
 	case vsr.KindBarrier:

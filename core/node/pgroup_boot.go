@@ -79,7 +79,7 @@ func (b groupBooter) Image(sb vsr.Superblock, img []byte) bool {
 		b.n.fatal("refusing %s: %v", b.g.imagePath(sb.CheckpointOp), err)
 		return false
 	}
-	b.g.nextOffset, b.g.receipts = decoded.next, decoded.receipts
+	b.g.nextOffset, b.g.receipts, b.g.producers = decoded.next, decoded.receipts, decoded.producers
 	return true
 }
 

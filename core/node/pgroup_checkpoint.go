@@ -9,8 +9,9 @@ import (
 
 // A partition group's checkpoint is an applied op whose log writes, and
 // those of every op before it, are durable: the log is then the state
-// after that op. Its image is small: the log's length in messages and the
-// stored consumer offsets (groupImage); the messages stay in the log. The
+// after that op. Its image is small: the log's length in messages, the
+// stored consumer offsets and the producer table (encodeGroupImage); the
+// messages stay in the log. The
 // image goes to a file of its own, then a superblock names it, which lets
 // the journal before the op go; boot replays the journal after it,
 // skipping the appends the log kept.
@@ -51,7 +52,7 @@ func (n *Node) maybeGroupCheckpoint(g *pgroup) {
 		return
 	}
 	g.bytesSinceCkpt = 0
-	g.host.Checkpoint(g.applied, g.appliedChecksum, encodeGroupImage(g.nextOffset, n.partitions[g.key].Offsets(), g.receipts))
+	g.host.Checkpoint(g.applied, g.appliedChecksum, encodeGroupImage(g.nextOffset, n.partitions[g.key].Offsets(), g.receipts, g.producers))
 }
 
 // groupWritten notes a durable log write of a group's applied op.

@@ -37,16 +37,19 @@ type pgroupInstall struct {
 	next    uint64 // the log length the checkpoint names
 	offsets []partition.StoredOffset
 	// receipts are the checkpoint's send receipts, the group's once installed.
-	receipts *partition.Receipts
-	source   uint8
-	askedAt  uint64
-	lost     bool // a group of one lost them: nothing to fetch from
+	receipts  *partition.Receipts
+	producers *partition.Producers // the checkpoint's producer table
+	source    uint8
+	askedAt   uint64
+	lost      bool // a group of one lost them: nothing to fetch from
 }
 
 // encodeGroupImage: [log length u64][count u32], then count × [kind u8]
-// [consumer u32][offset u64], then the send receipts (Receipts.AppendImage;
-// absent from images written before them: an empty table).
-func encodeGroupImage(next uint64, offs []partition.StoredOffset, receipts *partition.Receipts) []byte {
+// [consumer u32][offset u64], then the send receipts (Receipts.AppendImage,
+// its length in its header), then the producer table
+// (partition.Producers.AppendImage, the rest). An image written before
+// either was kept ends after the offsets: both tables are empty.
+func encodeGroupImage(next uint64, offs []partition.StoredOffset, receipts *partition.Receipts, producers *partition.Producers) []byte {
 	b := make([]byte, 0, groupImageHeaderBytes+groupImageEntryBytes*len(offs))
 	b = binary.LittleEndian.AppendUint64(b, next)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(offs)))
@@ -55,14 +58,15 @@ func encodeGroupImage(next uint64, offs []partition.StoredOffset, receipts *part
 		b = binary.LittleEndian.AppendUint32(b, o.ID)
 		b = binary.LittleEndian.AppendUint64(b, o.Offset)
 	}
-	return receipts.AppendImage(b)
+	return producers.AppendImage(receipts.AppendImage(b))
 }
 
-// groupImage is a decoded partition group image.
+// groupImage is a decoded partition group checkpoint image.
 type groupImage struct {
-	next     uint64
-	offsets  []partition.StoredOffset
-	receipts *partition.Receipts
+	next      uint64
+	offsets   []partition.StoredOffset
+	receipts  *partition.Receipts
+	producers *partition.Producers
 }
 
 func decodeGroupImage(b []byte) (groupImage, error) {
@@ -74,18 +78,38 @@ func decodeGroupImage(b []byte) (groupImage, error) {
 	if count > groupImageOffsetsMax || uint64(len(b)) < end {
 		return groupImage{}, errors.New("partition image length does not match its offsets")
 	}
-	img := groupImage{next: binary.LittleEndian.Uint64(b), receipts: partition.NewReceipts()}
+	img := groupImage{next: binary.LittleEndian.Uint64(b), receipts: partition.NewReceipts(), producers: partition.NewProducers()}
 	offs, err := decodeImageOffsets(b[groupImageHeaderBytes:end], count)
 	if err != nil {
 		return groupImage{}, err
 	}
 	img.offsets = offs
-	if uint64(len(b)) > end {
-		if img.receipts, err = partition.DecodeReceiptsImage(b[end:]); err != nil {
-			return groupImage{}, fmt.Errorf("partition image: %w", err)
-		}
+	if err := img.decodeTables(b[end:]); err != nil {
+		return groupImage{}, fmt.Errorf("partition image: %w", err)
 	}
 	return img, nil
+}
+
+// decodeTables reads the receipts and producer sections after the offsets;
+// an image that ends there has both empty.
+func (img *groupImage) decodeTables(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	n, ok := partition.ReceiptsImageLen(b)
+	if !ok {
+		return errors.New("short receipts section")
+	}
+	var err error
+	if img.receipts, err = partition.DecodeReceiptsImage(b[:n]); err != nil {
+		return err
+	}
+	if len(b) > n {
+		if img.producers, err = partition.DecodeProducersImage(b[n:]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func decodeImageOffsets(b []byte, count uint32) ([]partition.StoredOffset, error) {
@@ -139,7 +163,7 @@ func (n *Node) startGroupInstall(g *pgroup, in *vsr.Install) {
 		n.fatal("partition group %s: state transfer image of op %d is invalid: %v", g.dir(), in.Checkpoint.Op, err)
 		return
 	}
-	g.installing = &pgroupInstall{in: in, next: img.next, offsets: img.offsets, receipts: img.receipts, source: g.global(in.Source)}
+	g.installing = &pgroupInstall{in: in, next: img.next, offsets: img.offsets, receipts: img.receipts, producers: img.producers, source: g.global(in.Source)}
 	n.logf("partition group %s: installing checkpoint op %d (%d messages) from replica %d", g.dir(), in.Checkpoint.Op, img.next, in.Source)
 	n.continueGroupInstall(g)
 }
@@ -215,10 +239,10 @@ func (n *Node) applyImageOffsets(g *pgroup, log *partition.Log, in *pgroupInstal
 // groupInstalled: the installed checkpoint is durable and the replica
 // resumed from it; so does the group.
 func (n *Node) groupInstalled(g *pgroup, ck *group.Checkpoint) {
-	next := g.installing.next
+	next, producers := g.installing.next, g.installing.producers
 	g.receipts = g.installing.receipts
 	g.installing = nil
-	g.applied, g.appliedChecksum, g.nextOffset = ck.CP.Op, ck.CP.Checksum, next
+	g.applied, g.appliedChecksum, g.nextOffset, g.producers = ck.CP.Op, ck.CP.Checksum, next, producers
 	for len(g.held) > 0 && g.held[0].Op <= ck.CP.Op {
 		g.held = g.held[1:] // the checkpoint covers them
 	}

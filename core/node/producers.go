@@ -2,6 +2,7 @@ package node
 
 import (
 	"github.com/iggygo/iggy/core/metadata"
+	"github.com/iggygo/iggy/core/partition"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -32,4 +33,25 @@ func (n *Node) nextProducerID(c *conn, h wire.RequestHeader, body []byte) {
 	w := wire.Writer{}
 	wire.ProducerID{ID: id}.Encode(&w)
 	n.raw(c, h, w.Buf)
+}
+
+// producerVerdict answers a producer batch the table decided on: a resend
+// of a committed batch with the first write's offset, a refusal with its
+// code. It reports whether the batch is new, to be written.
+func (n *Node) producerVerdict(c *conn, h wire.RequestHeader, k partKey, v partition.Verdict) bool {
+	switch {
+	case v.Dup:
+		n.cfg.Marks.Hit("node.producer.dedup")
+		n.sendReply(c, h, k, v.Base)
+		return false
+	case v.Code == wire.TransientNotCommitted:
+		n.cfg.Marks.Hit("node.producer.uncommitted_duplicate")
+	case v.Code == wire.ProducerEpochFenced:
+		n.cfg.Marks.Hit("node.producer.fenced")
+	}
+	if v.Code != wire.OK {
+		n.deny(c, h, v.Code)
+		return false
+	}
+	return true
 }

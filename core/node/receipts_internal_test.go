@@ -18,7 +18,7 @@ func TestGroupImageReceipts(t *testing.T) {
 	a := partition.Attempt{Client: wire.U128{Lo: 9, Hi: 1}, Session: 4, Request: 2, Fingerprint: 77}
 	r.Record(a, 40)
 	offs := []partition.StoredOffset{{Kind: partition.Consumer, ID: 3, Offset: 11}}
-	img := encodeGroupImage(50, offs, r)
+	img := encodeGroupImage(50, offs, r, partition.NewProducers())
 	got, err := decodeGroupImage(img)
 	if err != nil || got.next != 50 || len(got.offsets) != 1 || got.receipts.Limit() != 5 {
 		t.Fatalf("decoded %+v, %v", got, err)

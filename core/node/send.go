@@ -66,11 +66,6 @@ func (n *Node) sendProducer(c *conn, h wire.RequestHeader, body []byte) {
 		n.deny(c, h, code)
 		return
 	}
-	if n.cfg.clustered() {
-		// Replica sets do not carry producer state in their prepares yet.
-		n.deny(c, h, wire.FeatureUnavailable)
-		return
-	}
 	n.routeSend(c, h, q.Send, &partition.ProducerBatch{
 		ID: q.ProducerID, Epoch: q.Epoch, FirstSeq: q.FirstSequence, Count: q.Send.MessagesCount,
 	})
@@ -113,6 +108,10 @@ func (n *Node) appendBatch(c *conn, h wire.RequestHeader, k partKey, b []byte, c
 	}
 	if code != wire.OK {
 		n.deny(c, h, code)
+		return
+	}
+	if n.cfg.clustered() && pb != nil {
+		n.proposeProducer(c, h, k, b, *pb)
 		return
 	}
 	if n.cfg.clustered() {
@@ -249,18 +248,13 @@ func (n *Node) sendReply(c *conn, h wire.RequestHeader, k partKey, base uint64) 
 func (n *Node) producerAppend(c *conn, h wire.RequestHeader, k partKey, log *partition.Log, b []byte,
 	policy durability, pb partition.ProducerBatch) (token, base uint64, ok bool) {
 	v := log.Producers().Check(pb, max(n.now.NowMicros, log.LastTimestamp()))
-	switch {
-	case v.Dup:
-		n.cfg.Marks.Hit("node.producer.dedup")
-		n.sendReply(c, h, k, v.Base)
+	if v.Dup && log.ProducersSyncing() {
+		// The batch may be only in the page cache a killed process left.
+		n.cfg.Marks.Hit("node.producer.dedup_waits_boot_sync")
+		n.deny(c, h, wire.TransientNotAccepted)
 		return 0, 0, false
-	case v.Code == wire.TransientNotCommitted:
-		n.cfg.Marks.Hit("node.producer.uncommitted_duplicate")
-	case v.Code == wire.ProducerEpochFenced:
-		n.cfg.Marks.Hit("node.producer.fenced")
 	}
-	if v.Code != wire.OK {
-		n.deny(c, h, v.Code)
+	if !n.producerVerdict(c, h, k, v) {
 		return 0, 0, false
 	}
 	token, base = log.AppendProducer(b, n.now.NowMicros, policy.sendSync, pb)

@@ -145,6 +145,13 @@ func (d *fakeDisk) exec(r storage.Request) storage.Completion {
 		f.durable = append([]byte(nil), f.data...)
 	case storage.OpDelete:
 		delete(d.files, r.File)
+	case storage.OpRename: // atomic and durable, as the real one's
+		if f == nil {
+			c.Result = storage.ResultNotFound
+			break
+		}
+		d.files[r.Target] = f
+		delete(d.files, r.File)
 	case storage.OpDeleteTree:
 		for p := range d.files {
 			if strings.HasPrefix(p, r.File+"/") {

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"encoding/binary"
+	"maps"
 	"slices"
 
 	"github.com/iggygo/iggy/io/storage"
@@ -42,6 +43,9 @@ type producerJournal struct {
 	// compactNow: recovery dropped records (lost batches, a torn tail),
 	// whose places must not be read again once offsets are reused.
 	compactNow bool
+	// syncing: the boot's syncs of the segments holding the recovered
+	// table's batches are in flight (syncRecoveredBatches).
+	syncing bool
 }
 
 func (l *Log) journalPath(name string) string { return l.cfg.Dir + "/" + name }
@@ -178,6 +182,7 @@ func (l *Log) onJournal(c storage.Completion) {
 	if l.journal.inflight > 0 {
 		return
 	}
+	l.journal.syncing = false
 	for _, token := range l.journal.writing {
 		for i := range l.queued {
 			if l.queued[i].token == token {
@@ -196,6 +201,31 @@ func (l *Log) resetJournal() {
 	}
 	l.journal = producerJournal{}
 }
+
+// syncRecoveredBatches syncs the segments holding the batches the
+// recovered table may answer resends with. A killed process leaves its
+// unsynced writes in the page cache, and boot reads them as the log (and
+// the journal, synced before each write, names them): a resend answered
+// from the table would acknowledge a batch a power loss can still take
+// (lite seed 542343157). Until the syncs complete a resend of one gets 58.
+func (l *Log) syncRecoveredBatches() {
+	starts := map[uint64]bool{}
+	for _, id := range l.producers.sortedIDs() {
+		for _, r := range l.producers.byID[id].done {
+			if r.base >= l.logStart() && r.base < l.committedNext {
+				starts[l.segmentFor(r.base).start] = true
+			}
+		}
+	}
+	for _, start := range slices.Sorted(maps.Keys(starts)) {
+		l.journalSubmit(storage.Request{Op: storage.OpSync, File: l.segmentPath(start, extLog)})
+		l.journal.syncing = true
+	}
+}
+
+// ProducersSyncing says whether the boot's syncs of the recovered table's
+// batches are still in flight: a resend the table answers must wait.
+func (l *Log) ProducersSyncing() bool { return l.journal.syncing }
 
 func (p *Producers) sortedIDs() []uint64 {
 	ids := make([]uint64, 0, len(p.byID))

@@ -79,7 +79,48 @@ type Verdict struct {
 // nowMicros is the partition's append clock: a producer idle longer
 // than 24 hours is unknown.
 func (p *Producers) Check(b ProducerBatch, nowMicros uint64) Verdict {
-	st := p.live(b.ID, nowMicros)
+	return p.live(b.ID, nowMicros).decide(b)
+}
+
+// CheckAhead is Check for a replica set's primary, whose table holds only
+// applied batches: ahead are the producer batches of the ops proposed but
+// not applied yet, in op order (its pipeline, or after a view change the
+// log it took over), which count as pending writes. It changes nothing: the
+// table is the same on every replica, and only commits change it.
+func (p *Producers) CheckAhead(b ProducerBatch, nowMicros uint64, ahead []ProducerBatch) Verdict {
+	return withAhead(p.peek(b.ID, nowMicros), b.ID, ahead).decide(b)
+}
+
+// withAhead is st (nil: unknown) with producer id's batches of ahead as
+// its pending writes, on a copy when there are any.
+func withAhead(st *producerState, id uint64, ahead []ProducerBatch) *producerState {
+	v := st
+	for _, a := range ahead {
+		if a.ID != id {
+			continue
+		}
+		if v == st {
+			if st == nil {
+				v = &producerState{epoch: a.Epoch}
+			} else {
+				c := *st
+				c.pending = nil
+				v = &c
+			}
+		}
+		if a.Epoch < v.epoch {
+			continue // a fenced write cannot be ahead of a newer epoch
+		}
+		if a.Epoch > v.epoch {
+			v.epoch, v.nextSeq, v.done, v.pending = a.Epoch, 0, nil, nil
+		}
+		v.pending = append(v.pending, producerRun{firstSeq: a.FirstSeq, count: a.Count})
+	}
+	return v
+}
+
+// decide is Check's verdict on b for producer state st (nil: unknown).
+func (st *producerState) decide(b ProducerBatch) Verdict {
 	if st == nil {
 		if b.FirstSeq != 0 {
 			return Verdict{Code: wire.ProducerSequenceOutOfOrder}
@@ -120,12 +161,18 @@ func (p *Producers) Check(b ProducerBatch, nowMicros uint64) Verdict {
 // live returns the producer's state, forgetting it first when it has been
 // idle for 24 hours and holds nothing pending.
 func (p *Producers) live(id uint64, nowMicros uint64) *producerState {
-	st, ok := p.byID[id]
-	if !ok {
-		return nil
-	}
-	if len(st.pending) == 0 && nowMicros > st.lastMicros && nowMicros-st.lastMicros > producerIdleMicrosMax {
+	st := p.peek(id, nowMicros)
+	if st == nil {
 		delete(p.byID, id)
+	}
+	return st
+}
+
+// peek returns the producer's state, nil when unknown or idle for 24
+// hours with nothing pending.
+func (p *Producers) peek(id uint64, nowMicros uint64) *producerState {
+	st, ok := p.byID[id]
+	if !ok || len(st.pending) == 0 && nowMicros > st.lastMicros && nowMicros-st.lastMicros > producerIdleMicrosMax {
 		return nil
 	}
 	return st
@@ -215,7 +262,9 @@ func (p *Producers) Abandon(id, token uint64) {
 
 // Record is a replica's commit of a batch it did not Admit (a backup, a
 // replay): the same effect on the committed state as Admit then Commit.
+// A producer idle for 24 hours is forgotten first, as Check forgot it.
 func (p *Producers) Record(b ProducerBatch, base, atMicros uint64) {
+	p.live(b.ID, atMicros)
 	st := p.entry(b, atMicros)
 	st.record(b.FirstSeq, b.Count, base, atMicros)
 }

@@ -2,8 +2,10 @@ package partition
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/iggygo/iggy/io/storage"
 	"github.com/iggygo/iggy/wire"
 )
 
@@ -170,5 +172,33 @@ func TestProducerJournalReplay(t *testing.T) {
 	p, _ = replayProducerJournal(stale, 8)
 	if v := p.Check(pb(1, 0, 8, 1), 20); v.Code != wire.OK {
 		t.Fatalf("after a stale tail the next batch is refused: %+v", v)
+	}
+}
+
+// covers IDEM-14
+// A killed process leaves a persisted producer batch in the page cache:
+// its journal record synced, its data written but not synced. The boot
+// reads both, so the table would answer a resend of the batch; it syncs
+// the batch's segment first, and a power loss after that keeps the batch
+// (lite seed 542343171 lost one acknowledged only to such a resend).
+func TestProducerBootSyncsRecoveredBatches(t *testing.T) {
+	h := newHarness(t, testConfig())
+	h.log.AppendProducer(h.record(2), h.now, true, pb(1, 0, 0, 2))
+	for range 8 { // the journal's write and sync, then the batch's write; not its sync
+		h.log.Flush()
+		h.disk.queue = slices.DeleteFunc(h.disk.queue, func(r storage.Request) bool {
+			return r.Op == storage.OpSync && strings.HasSuffix(r.File, ".log") && !strings.HasSuffix(r.File, producerJournalName)
+		})
+		h.disk.run(h.log)
+	}
+	if h.reopen(); h.log.NextOffset() != 2 {
+		t.Fatalf("the killed process's batch is not in the page cache: next offset %d", h.log.NextOffset())
+	}
+	if v := h.log.Producers().Check(pb(1, 0, 0, 2), h.now); !v.Dup {
+		t.Fatalf("resend after the kill: %+v", v)
+	}
+	h.disk.crash(nil)
+	if h.reopen(); h.log.NextOffset() != 2 {
+		t.Fatalf("the batch the table answered for is lost by a power loss: next offset %d", h.log.NextOffset())
 	}
 }

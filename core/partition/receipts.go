@@ -254,6 +254,20 @@ func (r *Receipts) AppendImage(b []byte) []byte {
 	return b
 }
 
+// ReceiptsImageLen is the length of the receipts image at the front of b
+// (what AppendImage wrote, other data may follow); ok is false when b is
+// too short to hold the one its header announces.
+func ReceiptsImageLen(b []byte) (n int, ok bool) {
+	if len(b) < receiptsImageHeaderBytes {
+		return 0, false
+	}
+	count := uint64(binary.LittleEndian.Uint32(b[4:]))
+	if count > DedupClientsMax || uint64(len(b)) < receiptsImageHeaderBytes+count*receiptsImageEntryBytes {
+		return 0, false
+	}
+	return receiptsImageHeaderBytes + int(count)*receiptsImageEntryBytes, true
+}
+
 // DecodeReceiptsImage reads what AppendImage wrote, which must be all of b.
 func DecodeReceiptsImage(b []byte) (*Receipts, error) {
 	if len(b) < receiptsImageHeaderBytes {

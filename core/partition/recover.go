@@ -710,4 +710,5 @@ func (l *Log) recoverProducers(r *recovery) {
 	l.producers = p
 	l.journal = producerJournal{exists: r.journalFound, bytes: r.journalBytes,
 		compactNow: dropped || uint64(len(r.journal)) < r.journalBytes}
+	l.syncRecoveredBatches()
 }

@@ -41,6 +41,10 @@ const (
 	// KindRetire frees the send receipts of ended sessions: [client lo u64]
 	// [client hi u64][session u64] each, at most 128.
 	KindRetire Kind = 9
+	// KindProducerAppend is an idempotent producer's batch: its
+	// partition.ProducerBatch (24 bytes), then the record, appended and
+	// recorded in the producer table at its commit.
+	KindProducerAppend Kind = 10
 )
 
 // Prepare is one op of the log: who asked, when, and the body to apply.

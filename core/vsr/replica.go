@@ -344,6 +344,17 @@ func (r *Replica) TakeCommitted() []Prepare {
 	return out
 }
 
+// Undelivered calls f with every prepare the log holds past those
+// TakeCommitted delivered, in op order: the ops a caller has not applied
+// (committed or not), which it may count as pending.
+func (r *Replica) Undelivered(f func(*Prepare)) {
+	for op := r.applied + 1; op <= r.log.head(); op++ {
+		if p, ok := r.log.get(op); ok {
+			f(p)
+		}
+	}
+}
+
 // evict drops prepares no peer can need: applied, and covered by a
 // checkpoint (a standalone replica has no peers, so applied is enough).
 func (r *Replica) evict() {
