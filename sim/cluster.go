@@ -104,13 +104,18 @@ func (w *World) convergedErr() error {
 	if err := w.partitionGroupsConverged(); err != nil {
 		return err
 	}
+	// Placement before the digests: primaries settle over many ticks after
+	// the logs agree, and each digest encodes a whole image (a tenth of a
+	// cluster seed went to digests taken every tick while they settled);
+	// sample compares digests as ops are applied, so a divergence is
+	// caught there too.
+	if err := w.placementErr(); err != nil {
+		return err
+	}
 	for i := range finals { // the digests last: each encodes a whole image
 		finals[i].Digest = w.hosts[finals[i].Replica].node.MetadataDigest()
 	}
-	if err := oracles.CheckConverged(finals); err != nil {
-		return err
-	}
-	return w.placementErr()
+	return oracles.CheckConverged(finals)
 }
 
 // partitionGroupsConverged: every live replica runs the same partition
