@@ -82,7 +82,7 @@ func Required(p Profile) []string {
 		// A cluster sweep must also see a primary moved by rebalancing and
 		// the placement oracle pass over partitions of two or more members.
 		return slices.Concat(oracles.ClusterRequired, heavyMarks(p), deferredClusterRequired, []string{markLeaseExpired},
-			[]string{oracles.MarkMoveCompleted, oracles.MarkBalanced})
+			[]string{oracles.MarkMoveCompleted, oracles.MarkBalanced}, adminRequired)
 	}
 	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks(p), deferredRequired)
 	if p == ProfileLite {
@@ -100,6 +100,8 @@ func Required(p Profile) []string {
 		marks = append(marks, markSealedTruncated, markDamagedKept)
 		// One in four injects write errors: partitions break and reopen.
 		marks = append(marks, "sim.disk.write_error", "node.partition.reopened")
+		// A quarter of swarm seeds churn, and so make the admin moves.
+		marks = append(marks, adminRequired...)
 	}
 	return marks
 }

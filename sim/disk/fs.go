@@ -67,13 +67,7 @@ func writeAt(img []byte, offset uint64, b []byte) []byte {
 		// Grown in place, without a zero slice to append: only the hole
 		// between the old end and offset needs zeros (capacity left by a
 		// truncate may hold old bytes).
-		// At least doubled: slices.Grow alone grows a large image by a
-		// quarter, and appends of a few kilobytes to segments of megabytes
-		// then spent a tenth of a sweep copying images.
-		if end > uint64(cap(img)) {
-			img = slices.Grow(img, int(max(end-n, uint64(cap(img)))))
-		}
-		img = img[:end]
+		img = slices.Grow(img, int(end-n))[:end]
 		clear(img[n:max(n, offset)])
 	}
 	copy(img[offset:], b)
