@@ -82,7 +82,7 @@ func Required(p Profile) []string {
 		// A cluster sweep must also see a primary moved by rebalancing and
 		// the placement oracle pass over partitions of two or more members.
 		return slices.Concat(oracles.ClusterRequired, heavyMarks(p), deferredClusterRequired, []string{markLeaseExpired},
-			[]string{oracles.MarkMoveCompleted, oracles.MarkBalanced}, adminReadsRequired)
+			[]string{oracles.MarkMoveCompleted, oracles.MarkBalanced})
 	}
 	marks := slices.Concat(oracles.SweepRequired, []string{markShardHandOff, markShardHostReply}, heavyMarks(p), deferredRequired)
 	if p == ProfileLite {

@@ -84,7 +84,7 @@ func ciSeedFirst(t *testing.T) (uint64, string) {
 // The CI sweep: about 1,000 seeds over the four profiles on every core
 // (one queue of seeds, two workers on two cores), from a window of seeds
 // the commit picks, with each profile's vacuity marks (the standalone
-// ones together, cluster on its own; both must have hit every move of the
+// ones together, cluster on its own, swarm also every admin move; both must have hit every move of the
 // heavy workload). A seed fails the test unless its failure is a known
 // open core bug (seeds/open-bugs.txt); the sweep as a whole fails when it
 // was vacuous (never restarted, never recovered from lost unsynced
@@ -104,7 +104,7 @@ func TestSweep(t *testing.T) {
 	}
 	start := time.Now()
 	stats := SweepRanges(ranges, nil)
-	standalone, cluster := &SweepStats{}, &SweepStats{}
+	standalone, cluster, swarm := &SweepStats{}, &SweepStats{}, &SweepStats{}
 	seeds := 0
 	for i, s := range stats {
 		r := ranges[i]
@@ -119,9 +119,13 @@ func TestSweep(t *testing.T) {
 			t.Errorf("seed %d %s: %s\nreproduce: go run ./cmd/iggy-sim -seed %d -profile %s\n%s",
 				f.Seed, r.Profile, f.Line(), f.Seed, r.Profile, f.Details)
 		}
-		if r.Profile == ProfileCluster {
+		switch r.Profile {
+		case ProfileCluster:
 			cluster.merge(s)
-		} else {
+		case ProfileSwarm:
+			swarm.merge(s)
+			standalone.merge(s)
+		default:
 			standalone.merge(s)
 		}
 	}
@@ -130,6 +134,9 @@ func TestSweep(t *testing.T) {
 	}
 	if err := oracles.CheckVacuity(standalone.Marks, Required(ProfileLite)...); err != nil {
 		t.Errorf("standalone sweep: %v", err)
+	}
+	if err := oracles.CheckVacuity(swarm.Marks, adminRequired...); err != nil {
+		t.Errorf("swarm sweep: %v", err)
 	}
 	t.Logf("%d seeds in %v", seeds, time.Since(start).Round(time.Millisecond))
 }
