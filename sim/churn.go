@@ -19,6 +19,7 @@ type churn struct {
 	topics  [][2]string // stream, topic
 	users   []string
 	tokens  []string
+	groups  [][3]string // stream, topic, group (admin.go)
 }
 
 // churnName is a name the durability oracle ignores.
@@ -39,6 +40,11 @@ func (w *World) churnOp(c *client) *op {
 	name := func(prefix string) string {
 		c.names++
 		return fmt.Sprintf("%s%d-%d", prefix, c.idx, c.names)
+	}
+	if w.knobs.Workload >= WorkloadAdmin && w.rng.IntN(100) < adminPercent {
+		if o := w.adminOp(c); o != nil {
+			return o
+		}
 	}
 	kinds := 13
 	if w.knobs.Shards > 1 {

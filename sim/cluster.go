@@ -30,8 +30,8 @@ func (w *World) isPrimary(h *host) bool {
 	if h.node == nil {
 		return false
 	}
-	g := h.node.Groups()
-	return len(g) > 0 && g[0].Primary
+	g, ok := h.node.MetadataGroup()
+	return ok && g.Primary
 }
 
 // digestEveryOps: the state digest is sampled at applied ops that are a
@@ -55,11 +55,10 @@ func (w *World) sample(h *host) {
 			return
 		}
 	}
-	groups := h.node.Groups()
-	if len(groups) == 0 || groups[0].Applied == h.applied {
+	if mg, ok := h.node.MetadataGroup(); !ok || mg.Applied == h.applied {
 		return
 	}
-	for _, g := range groups {
+	for _, g := range h.node.Groups() {
 		s := oracles.Sample{Replica: h.idx, Group: groupKey(g.Group), Applied: g.Applied, Checksum: g.AppliedChecksum}
 		if g.Group == (node.GroupID{}) {
 			h.applied = g.Applied
@@ -92,11 +91,10 @@ func (w *World) convergedErr() error {
 		if h.node == nil || !h.booted || h.paused(w.tick) {
 			return fmt.Errorf("replica %d is not running", h.idx)
 		}
-		groups := h.node.Groups()
-		if len(groups) == 0 {
+		g, ok := h.node.MetadataGroup()
+		if !ok {
 			return fmt.Errorf("replica %d has no groups", h.idx)
 		}
-		g := groups[0]
 		finals = append(finals, oracles.Final{Replica: h.idx, Normal: g.Status == vsr.StatusNormal, View: g.View,
 			Op: g.Op, Commit: g.Commit, Applied: g.Applied, Checksum: g.AppliedChecksum})
 	}
@@ -106,13 +104,18 @@ func (w *World) convergedErr() error {
 	if err := w.partitionGroupsConverged(); err != nil {
 		return err
 	}
+	// Placement before the digests: primaries settle over many ticks after
+	// the logs agree, and each digest encodes a whole image (a tenth of a
+	// cluster seed went to digests taken every tick while they settled);
+	// sample compares digests as ops are applied, so a divergence is
+	// caught there too.
+	if err := w.placementErr(); err != nil {
+		return err
+	}
 	for i := range finals { // the digests last: each encodes a whole image
 		finals[i].Digest = w.hosts[finals[i].Replica].node.MetadataDigest()
 	}
-	if err := oracles.CheckConverged(finals); err != nil {
-		return err
-	}
-	return w.placementErr()
+	return oracles.CheckConverged(finals)
 }
 
 // partitionGroupsConverged: every live replica runs the same partition

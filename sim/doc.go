@@ -65,7 +65,9 @@
 //   - Churn (churn.go, cluster profile and a quarter of swarm seeds, where
 //     host shards drop the partitions deleted): renames and deletes of streams and
 //     topics, partitions added and removed, users created, updated and
-//     deleted, tokens created and deleted, logouts and logins again. With
+//     deleted, tokens created and deleted, logouts and logins again; from
+//     workload 3 admin moves too (admin.go: passwords, permissions,
+//     consumer groups created and deleted, operator reads). With
 //     several shards, recreates too (recreate.go): a topic deleted while
 //     another client creates one of the same name in the same stream, so
 //     the front holds the new partitions' opens behind the hosts' drops;

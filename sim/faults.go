@@ -260,10 +260,7 @@ func (w *World) damageMetadata(h *host) {
 
 // synced: the file is non-empty and has no unsynced writes, so flipping
 // the same bit in both of its images is rot at rest, not a lost write.
-func (h *host) synced(path string) bool {
-	img, ok := h.disk.File(path)
-	return ok && len(img.Durable) > 0 && string(img.Durable) == string(img.Volatile)
-}
+func (h *host) synced(path string) bool { return h.disk.Synced(path) }
 
 // segmentOf parses streams/<s>/topics/<t>/partitions/<p>/<start>.log.
 func (w *World) segmentOf(p string) (oracles.PartKey, uint64, bool) {

@@ -152,9 +152,12 @@ type Knobs struct {
 
 // Workload versions (Knobs.Workload).
 const (
-	WorkloadLegacy  = 1
-	WorkloadHeavy   = 2
-	WorkloadCurrent = WorkloadHeavy
+	WorkloadLegacy = 1
+	WorkloadHeavy  = 2
+	// WorkloadAdmin adds the admin moves to the churn (admin.go); its
+	// knobs are drawn as the heavy workload's.
+	WorkloadAdmin   = 3
+	WorkloadCurrent = WorkloadAdmin
 )
 
 // Draw decides the knobs of seed under profile, for the current workload.
@@ -203,6 +206,9 @@ func DrawWorkload(seed uint64, p Profile, v int) Knobs {
 	}
 	if p == ProfileCluster && v >= WorkloadHeavy {
 		drawPlacement(r, &k) // last: the earlier knobs of a seed stay as they were
+	}
+	if v >= WorkloadAdmin {
+		k.Workload = WorkloadAdmin
 	}
 	return k
 }

@@ -101,6 +101,8 @@ func Required(p Profile) []string {
 		marks = append(marks, markSealedTruncated, markDamagedKept)
 		// One in four injects write errors: partitions break and reopen.
 		marks = append(marks, "sim.disk.write_error", "node.partition.reopened")
+		// A quarter of swarm seeds churn, and so make the admin moves.
+		marks = append(marks, adminRequired...)
 	}
 	return marks
 }

@@ -52,14 +52,25 @@ func (c *Config) clustered() bool { return c.Replicas > 1 }
 // Groups reports the node's groups in a fixed order (the metadata group
 // first); nil before the node opened its replica.
 func (n *Node) Groups() []GroupState {
-	if n.mg.Replica() == nil {
+	mg, ok := n.MetadataGroup()
+	if !ok {
 		return nil
 	}
+	return append([]GroupState{mg}, n.groupStates()...)
+}
+
+// MetadataGroup is Groups()[0] without the states of every partition's
+// group (the simulator asks after every step); false before the node
+// opened its replica.
+func (n *Node) MetadataGroup() (GroupState, bool) {
 	r := n.mg.Replica()
-	return append([]GroupState{{
+	if r == nil {
+		return GroupState{}, false
+	}
+	return GroupState{
 		Status: r.Status(), View: r.View(), Primary: r.IsPrimary() && r.Status() == vsr.StatusNormal,
 		Op: r.Op(), Commit: r.Commit(), Applied: n.applied, AppliedChecksum: n.appliedChecksum,
-	}}, n.groupStates()...)
+	}, true
 }
 
 // MetadataDigest is the XXH3 of the image of the applied state (metadata

@@ -1,6 +1,7 @@
 package disk
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -125,6 +126,14 @@ func (d *Disk) File(path string) (Image, bool) {
 		return Image{}, false
 	}
 	return Image{Volatile: slices.Clone(f.volatile), Durable: slices.Clone(f.durable)}, true
+}
+
+// Synced reports a file that is non-empty and whose volatile image is its
+// durable one, without the copies File makes (the fault injector asks it
+// of every file).
+func (d *Disk) Synced(path string) bool {
+	f, ok := d.fs.files[path]
+	return ok && len(f.durable) > 0 && bytes.Equal(f.durable, f.volatile)
 }
 
 // PutFile sets a file's content, durable, creating it and its parents: test
