@@ -32,14 +32,13 @@ const (
 	// ciSeedBaseEnv overrides the base, to sweep a printed window again
 	// (or to pin one while a failure it found is being fixed).
 	ciSeedBaseEnv = "IGGY_SIM_SWEEP_BASE"
-	// ciSeedPinned is the window CI sweeps unless it explores: the first
-	// exploring sweep of the merged tree found three open bugs there
-	// (seeds/open-bugs.txt), and a window per commit would find new ones
-	// in most commits until they are fixed.
+	// ciSeedPinned is the window CI sweeps when it is told to pin
+	// (IGGY_SIM_SWEEP_EXPLORE=0): the one the first exploring sweep of the
+	// merged tree covered, whose three failures are fixed.
 	ciSeedPinned = 318_696_000
-	// ciSeedExplore: CI sweeps the commit's own window, not the pinned one.
-	// The one line to switch once the open bugs are fixed.
-	ciSeedExplore = false
+	// ciSeedExplore: CI sweeps the commit's own window, not the pinned one,
+	// so each commit checks seeds no run checked before.
+	ciSeedExplore = true
 	// ciSeedExploreEnv overrides ciSeedExplore: 1 explores, 0 pins.
 	ciSeedExploreEnv = "IGGY_SIM_SWEEP_EXPLORE"
 )
